@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages capalab needs to build, test and run, only those
+# that are missing. Needs root (or sudo). Debian 12 (bookworm).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config clang libclang-rt-14-dev
+  libzmq3-dev libcjson-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev
+  libpq-dev zlib1g-dev postgresql postgresql-contrib
+  python3 procps iproute2 curl ca-certificates
+)
+if [ "${CAPA_DEPS_EXTRA:-}" ]; then
+  read -r -a extra <<<"$CAPA_DEPS_EXTRA"
+  PACKAGES+=("${extra[@]}")
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "capalab: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
