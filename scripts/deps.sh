@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake pkg-config clang libclang-rt-14-dev
   libzmq3-dev libcjson-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev
   libpq-dev zlib1g-dev postgresql postgresql-contrib
-  python3 procps iproute2 curl ca-certificates
+  python3 procps iproute2 curl ca-certificates fairy-stockfish
 )
 if [ "${CAPA_DEPS_EXTRA:-}" ]; then
   read -r -a extra <<<"$CAPA_DEPS_EXTRA"
