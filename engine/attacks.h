@@ -56,7 +56,9 @@ bitboard_t bb_dark_squares(void);
 
 /* ---- constant tables (filled by attacks_init; read-only afterwards) ---- */
 
-enum { DIR_N, DIR_E, DIR_NE, DIR_NW, DIR_S, DIR_W, DIR_SE, DIR_SW, DIR_NB };
+/* Directions: the first four run toward higher squares, the last four are
+ * their opposites in the same order (d + 4). */
+enum { DIR_N, DIR_E, DIR_NE, DIR_NW, DIR_S, DIR_W, DIR_SW, DIR_SE, DIR_NB };
 
 typedef struct {
     bitboard_t knight[SQ_NB];

@@ -75,6 +75,14 @@ typedef struct {
  * passant square) and returns CAPA_EINVAL with a message otherwise; *b is
  * then unchanged. Clears the history. */
 int board_set_fen(board_t *b, const char *fen, variant_t v, char *err, size_t errlen);
+/* board_set_fen with relaxed checks: BOARD_FEN_ALLOW_CAPTURE_KING accepts a
+ * position whose side not to move is in check (some published perft
+ * positions are such; Fairy-Stockfish accepts them). As in Fairy-Stockfish the
+ * exposed king may then be captured, after which the side without a king has
+ * no moves. Not for games: board_validate rejects such positions. */
+enum { BOARD_FEN_STRICT = 0, BOARD_FEN_ALLOW_CAPTURE_KING = 1 };
+int board_set_fen_flags(board_t *b, const char *fen, variant_t v, int flags, char *err,
+                        size_t errlen);
 /* The variant's start position. Returns 0. */
 int board_set_startpos(board_t *b, variant_t v);
 /* Writes the FEN as Fairy-Stockfish does (file-letter castling rights in

@@ -1,0 +1,112 @@
+/* attacks.c - the constant attack tables of the 10x8 board, filled once. */
+#include "attacks.h"
+
+#include <pthread.h>
+
+attacks_tables_t attacks_tables;
+
+static pthread_once_t s_once = PTHREAD_ONCE_INIT;
+
+static const int DIR_DF[DIR_NB] = { 0, 1, 1, -1, 0, -1, -1, 1 };
+static const int DIR_DR[DIR_NB] = { 1, 0, 1, 1, -1, 0, -1, -1 };
+
+static bool s_on_board(int f, int r)
+{
+    return f >= 0 && f < FILE_NB && r >= 0 && r < RANK_NB;
+}
+
+static bitboard_t s_leaper(square_t s, const int (*d)[2], int n)
+{
+    bitboard_t b = 0;
+    int f = square_file(s), r = square_rank(s);
+    for (int i = 0; i < n; i++)
+        if (s_on_board(f + d[i][0], r + d[i][1]))
+            b |= bb_square(square_make(f + d[i][0], r + d[i][1]));
+    return b;
+}
+
+static void s_init(void)
+{
+    static const int KNIGHT_D[8][2] = { { 1, 2 }, { 2, 1 }, { 2, -1 }, { 1, -2 },
+                                        { -1, -2 }, { -2, -1 }, { -2, 1 }, { -1, 2 } };
+    static const int KING_D[8][2] = { { 1, 0 }, { 1, 1 }, { 0, 1 }, { -1, 1 },
+                                      { -1, 0 }, { -1, -1 }, { 0, -1 }, { 1, -1 } };
+    static const int WPAWN_D[2][2] = { { -1, 1 }, { 1, 1 } };
+    static const int BPAWN_D[2][2] = { { -1, -1 }, { 1, -1 } };
+    attacks_tables_t *t = &attacks_tables;
+
+    for (square_t s = 0; s < SQ_NB; s++) {
+        t->knight[s] = s_leaper(s, KNIGHT_D, 8);
+        t->king[s] = s_leaper(s, KING_D, 8);
+        t->pawn[WHITE][s] = s_leaper(s, WPAWN_D, 2);
+        t->pawn[BLACK][s] = s_leaper(s, BPAWN_D, 2);
+        for (int d = 0; d < DIR_NB; d++) {
+            bitboard_t ray = 0;
+            int f = square_file(s) + DIR_DF[d], r = square_rank(s) + DIR_DR[d];
+            for (; s_on_board(f, r); f += DIR_DF[d], r += DIR_DR[d])
+                ray |= bb_square(square_make(f, r));
+            t->ray[d][s] = ray;
+        }
+    }
+    for (int d = 0; d < DIR_NB; d++)
+        t->ray[d][SQ_NB] = 0;
+    for (square_t a = 0; a < SQ_NB; a++) {
+        for (int d = 0; d < DIR_NB; d++) {
+            int opposite = (d + 4) % DIR_NB;
+            bitboard_t full = t->ray[d][a] | t->ray[opposite][a] | bb_square(a);
+            bitboard_t ray = t->ray[d][a];
+            while (ray) {
+                square_t b = bb_pop_lsb(&ray);
+                t->line[a][b] = full;
+                t->between[a][b] = t->ray[d][a] & t->ray[opposite][b];
+            }
+        }
+    }
+}
+
+void attacks_init(void)
+{
+    pthread_once(&s_once, s_init);
+}
+
+bitboard_t bb_all(void)
+{
+    return ((bitboard_t) 1 << SQ_NB) - 1;
+}
+
+bitboard_t bb_file(int file)
+{
+    bitboard_t b = 0;
+    for (int r = 0; r < RANK_NB; r++)
+        b |= bb_square(square_make(file, r));
+    return b;
+}
+
+bitboard_t bb_rank(int rank)
+{
+    return (((bitboard_t) 1 << FILE_NB) - 1) << (rank * FILE_NB);
+}
+
+bitboard_t bb_dark_squares(void)
+{
+    bitboard_t b = 0;
+    for (square_t s = 0; s < SQ_NB; s++)
+        if (((square_file(s) + square_rank(s)) & 1) == 0)
+            b |= bb_square(s);
+    return b;
+}
+
+bitboard_t attacks_piece(piece_type_t t, color_t c, square_t s, bitboard_t occ)
+{
+    switch (t) {
+    case PAWN: return attacks_pawn(c, s);
+    case KNIGHT: return attacks_knight(s);
+    case BISHOP: return attacks_bishop(s, occ);
+    case ROOK: return attacks_rook(s, occ);
+    case ARCHBISHOP: return attacks_bishop(s, occ) | attacks_knight(s);
+    case CHANCELLOR: return attacks_rook(s, occ) | attacks_knight(s);
+    case QUEEN: return attacks_bishop(s, occ) | attacks_rook(s, occ);
+    case KING: return attacks_king(s);
+    default: return 0;
+    }
+}
