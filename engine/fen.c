@@ -66,6 +66,13 @@ static int s_split(const char *fen, char *store, size_t storelen, char **fields)
 
 static int s_parse_placement(board_t *b, const char *field, char *err, size_t errlen)
 {
+    int slashes = 0;
+    for (const char *p = field; *p; p++)
+        slashes += *p == '/';
+    if (slashes >= RANK_NB)
+        return capa_fail(err, errlen, CAPA_EINVAL, "more than %d ranks", RANK_NB);
+    if (slashes < RANK_NB - 1)
+        return capa_fail(err, errlen, CAPA_EINVAL, "%d ranks, not %d", slashes + 1, RANK_NB);
     int rank = RANK_NB - 1, file = 0;
     for (const char *p = field;; p++) {
         char c = *p;
