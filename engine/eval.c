@@ -1,0 +1,270 @@
+/* eval.c - the parameterised static evaluation. */
+#include "eval.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "attacks.h"
+
+/* Constant tables, filled once by eval_init. */
+typedef struct {
+    bitboard_t file[FILE_NB];
+    bitboard_t adjacent_files[FILE_NB];
+    bitboard_t passed_span[COLOR_NB][SQ_NB];  /* squares ahead on this and adjacent files */
+    bitboard_t shield[COLOR_NB][SQ_NB];       /* the two ranks in front of the king, 3 files */
+    bitboard_t zone[SQ_NB];                   /* king square and its neighbours */
+    bitboard_t dark;                          /* squares of a1's colour */
+    int8_t centre[SQ_NB];                     /* 0 (corner) .. 7 (the four centre squares) */
+    int8_t distance[SQ_NB][SQ_NB];            /* king distance */
+} eval_tables_t;
+
+static eval_tables_t s_t;
+static pthread_once_t s_once = PTHREAD_ONCE_INIT;
+
+static const int PHASE_WEIGHT[PIECE_TYPE_NB] = { 0, 0, 1, 1, 2, 4, 4, 4, 0 };
+/* Mobility counted relative to a typical value, so that the mobility term
+ * of an average piece is about zero and the material term keeps its meaning. */
+static const int MOBILITY_BASE[PIECE_TYPE_NB] = { 0, 0, 4, 6, 7, 10, 11, 13, 0 };
+/* How much an attack on a king-zone square counts, per attacker type. */
+static const int ATTACK_UNIT[PIECE_TYPE_NB] = { 0, 0, 2, 2, 3, 4, 4, 5, 0 };
+
+/* Population count without a call into libgcc (the portable build has no
+ * popcnt instruction): SWAR on both 64-bit halves. */
+static inline int s_pop64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int) ((x * 0x0101010101010101ULL) >> 56);
+}
+
+static inline int s_popcount(bitboard_t b)
+{
+    return s_pop64((uint64_t) b) + s_pop64((uint64_t) (b >> 64));
+}
+
+static int s_abs(int x)
+{
+    return x < 0 ? -x : x;
+}
+
+static int s_max(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static void s_init(void)
+{
+    attacks_init();
+    for (int f = 0; f < FILE_NB; f++) {
+        s_t.file[f] = 0;
+        for (int r = 0; r < RANK_NB; r++)
+            s_t.file[f] |= bb_square(square_make(f, r));
+    }
+    for (int f = 0; f < FILE_NB; f++)
+        s_t.adjacent_files[f] = (f > 0 ? s_t.file[f - 1] : 0) | (f < FILE_NB - 1 ? s_t.file[f + 1] : 0);
+    s_t.dark = bb_dark_squares();
+    for (square_t s = 0; s < SQ_NB; s++) {
+        int f = square_file(s), r = square_rank(s);
+        for (int c = 0; c < COLOR_NB; c++) {
+            bitboard_t span = 0, shield = 0;
+            for (square_t t = 0; t < SQ_NB; t++) {
+                int tf = square_file(t), tr = square_rank(t);
+                if (s_abs(tf - f) > 1)
+                    continue;
+                int ahead = c == WHITE ? tr - r : r - tr;
+                if (ahead > 0)
+                    span |= bb_square(t);
+                if (ahead == 1 || ahead == 2)
+                    shield |= bb_square(t);
+            }
+            s_t.passed_span[c][s] = span;
+            s_t.shield[c][s] = shield;
+        }
+        s_t.zone[s] = attacks_king(s) | bb_square(s);
+        int fd = f <= 4 ? 4 - f : f - 5;
+        int rd = r <= 3 ? 3 - r : r - 4;
+        s_t.centre[s] = (int8_t) (7 - fd - rd);
+        for (square_t t = 0; t < SQ_NB; t++)
+            s_t.distance[s][t] = (int8_t) s_max(s_abs(square_file(t) - f), s_abs(square_rank(t) - r));
+    }
+}
+
+void eval_init(void)
+{
+    pthread_once(&s_once, s_init);
+}
+
+int eval_phase(const board_t *b)
+{
+    int phase = 0;
+    for (int t = KNIGHT; t <= QUEEN; t++)
+        phase += PHASE_WEIGHT[t] * s_popcount(board_type_bb(b, (piece_type_t) t));
+    return phase > EVAL_PHASE_MAX ? EVAL_PHASE_MAX : phase;
+}
+
+static bitboard_t s_pawn_attacks(bitboard_t pawns, color_t c)
+{
+    bitboard_t not_a = ~s_t.file[0], not_j = ~s_t.file[FILE_NB - 1];
+    bitboard_t all = ((bitboard_t) 1 << SQ_NB) - 1;
+    if (c == WHITE)
+        return (((pawns & not_a) << 9) | ((pawns & not_j) << 11)) & all;
+    return ((pawns & not_a) >> 11) | ((pawns & not_j) >> 9);
+}
+
+static bitboard_t s_piece_attacks(piece_type_t t, square_t s, bitboard_t occ)
+{
+    switch (t) {
+    case KNIGHT: return attacks_knight(s);
+    case BISHOP: return attacks_bishop(s, occ);
+    case ROOK: return attacks_rook(s, occ);
+    case ARCHBISHOP: return attacks_bishop(s, occ) | attacks_knight(s);
+    case CHANCELLOR: return attacks_rook(s, occ) | attacks_knight(s);
+    case QUEEN: return attacks_bishop(s, occ) | attacks_rook(s, occ);
+    default: return 0;
+    }
+}
+
+#define V(name) (p->value[PARAM_##name])
+
+/* Scores one side; mg/eg from that side's point of view. */
+static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t their_pawn_att,
+                   int *mg, int *eg)
+{
+    color_t them = (color_t) !us;
+    bitboard_t occ = board_occupied(b);
+    bitboard_t own = board_color_bb(b, us);
+    bitboard_t pawns = board_pieces(b, us, PAWN), their_pawns = board_pieces(b, them, PAWN);
+    bitboard_t mob_area = ~own & ~their_pawn_att;
+    square_t their_king = board_king_sq(b, them);
+    bitboard_t zone = s_t.zone[their_king];
+    int m = 0, e = 0;
+    int attackers = 0, units = 0;
+
+    static const int VALUE_MG[PIECE_TYPE_NB] = {
+        0, PARAM_PawnValueMg, PARAM_KnightValueMg, PARAM_BishopValueMg, PARAM_RookValueMg,
+        PARAM_ArchbishopValueMg, PARAM_ChancellorValueMg, PARAM_QueenValueMg, 0 };
+    static const int MOB_MG[PIECE_TYPE_NB] = {
+        0, 0, PARAM_KnightMobilityMg, PARAM_BishopMobilityMg, PARAM_RookMobilityMg,
+        PARAM_ArchbishopMobilityMg, PARAM_ChancellorMobilityMg, PARAM_QueenMobilityMg, 0 };
+
+    m += s_popcount(pawns) * V(PawnValueMg);
+    e += s_popcount(pawns) * V(PawnValueEg);
+    for (int t = KNIGHT; t <= QUEEN; t++) {
+        bitboard_t set = board_pieces(b, us, (piece_type_t) t);
+        if (!set)
+            continue;
+        int n = s_popcount(set);
+        /* Eg parameters follow their Mg twin in the table. */
+        m += n * p->value[VALUE_MG[t]];
+        e += n * p->value[VALUE_MG[t] + 1];
+        while (set) {
+            square_t s = bb_pop_lsb(&set);
+            bitboard_t att = s_piece_attacks((piece_type_t) t, s, occ);
+            int mob = s_popcount(att & mob_area) - MOBILITY_BASE[t];
+            m += mob * p->value[MOB_MG[t]];
+            e += mob * p->value[MOB_MG[t] + 1];
+            bitboard_t hits = att & zone;
+            if (hits) {
+                attackers++;
+                units += ATTACK_UNIT[t] * s_popcount(hits);
+            }
+            if (piece_type_slides_straight((piece_type_t) t) && t != QUEEN) {
+                bitboard_t f = s_t.file[square_file(s)];
+                if (!(f & pawns)) {
+                    int full = !(f & their_pawns);
+                    m += full ? V(RookOpenFileMg) : V(RookOpenFileMg) / 2;
+                    e += full ? V(RookOpenFileEg) : V(RookOpenFileEg) / 2;
+                }
+            }
+        }
+    }
+    if (bb_more_than_one(board_pieces(b, us, BISHOP))) {
+        bitboard_t bishops = board_pieces(b, us, BISHOP);
+        bitboard_t dark = bishops & s_t.dark;
+        if (dark && dark != bishops) {
+            m += V(BishopPairMg);
+            e += V(BishopPairEg);
+        }
+    }
+    if (attackers >= 2)
+        m += V(KingAttackMg) * units * attackers / 8;
+
+    /* Our king: shelter and centralisation. */
+    square_t ksq = board_king_sq(b, us);
+    if (square_relative_rank(us, ksq) <= 1)
+        m += V(KingShieldMg) * s_popcount(s_t.shield[us][ksq] & pawns);
+    m += V(KingCentreMg) * s_t.centre[ksq];
+    e += V(KingCentreEg) * s_t.centre[ksq];
+
+    /* Pawn structure. */
+    static const int PASSED_MG[RANK_NB] = {
+        0, PARAM_PassedPawnRank2Mg, PARAM_PassedPawnRank3Mg, PARAM_PassedPawnRank4Mg,
+        PARAM_PassedPawnRank5Mg, PARAM_PassedPawnRank6Mg, PARAM_PassedPawnRank7Mg, 0 };
+    bitboard_t set = pawns;
+    while (set) {
+        square_t s = bb_pop_lsb(&set);
+        int f = square_file(s);
+        if (!(s_t.adjacent_files[f] & pawns)) {
+            m += V(IsolatedPawnMg);
+            e += V(IsolatedPawnEg);
+        }
+        if (!(s_t.passed_span[us][s] & their_pawns)) {
+            int r = square_relative_rank(us, s);
+            if (PASSED_MG[r]) {
+                m += p->value[PASSED_MG[r]];
+                e += p->value[PASSED_MG[r] + 1];
+            }
+        }
+    }
+    for (int f = 0; f < FILE_NB; f++) {
+        int n = s_popcount(pawns & s_t.file[f]);
+        if (n > 1) {
+            m += (n - 1) * V(DoubledPawnMg);
+            e += (n - 1) * V(DoubledPawnEg);
+        }
+    }
+    *mg = m;
+    *eg = e;
+}
+
+static int s_non_pawn(const board_t *b, const params_t *p, color_t c)
+{
+    return s_popcount(board_pieces(b, c, KNIGHT)) * V(KnightValueEg) +
+           s_popcount(board_pieces(b, c, BISHOP)) * V(BishopValueEg) +
+           s_popcount(board_pieces(b, c, ROOK)) * V(RookValueEg) +
+           s_popcount(board_pieces(b, c, ARCHBISHOP)) * V(ArchbishopValueEg) +
+           s_popcount(board_pieces(b, c, CHANCELLOR)) * V(ChancellorValueEg) +
+           s_popcount(board_pieces(b, c, QUEEN)) * V(QueenValueEg);
+}
+
+int eval_evaluate(const board_t *b, const params_t *p)
+{
+    eval_init();
+    int mg[COLOR_NB], eg[COLOR_NB];
+    bitboard_t patt[COLOR_NB] = { s_pawn_attacks(board_pieces(b, WHITE, PAWN), WHITE),
+                                  s_pawn_attacks(board_pieces(b, BLACK, PAWN), BLACK) };
+    s_side(b, p, WHITE, patt[BLACK], &mg[WHITE], &eg[WHITE]);
+    s_side(b, p, BLACK, patt[WHITE], &mg[BLACK], &eg[BLACK]);
+    int m = mg[WHITE] - mg[BLACK];
+    int e = eg[WHITE] - eg[BLACK];
+
+    /* Pawnless endings: drive the bare side's king to the edge, bring ours
+     * close; a small material edge without pawns rarely wins. */
+    int np[COLOR_NB] = { s_non_pawn(b, p, WHITE), s_non_pawn(b, p, BLACK) };
+    for (int c = 0; c < COLOR_NB; c++) {
+        color_t weak = (color_t) !c;
+        if (board_pieces(b, weak, PAWN) || np[c] - np[weak] < 300)
+            continue;
+        square_t wk = board_king_sq(b, weak), sk = board_king_sq(b, (color_t) c);
+        int bonus = V(MopUpEg) * (7 - s_t.centre[wk]) + V(MopUpEg) / 2 * (7 - s_t.distance[wk][sk]);
+        e += c == WHITE ? bonus : -bonus;
+    }
+    int phase = eval_phase(b);
+    int score = (m * phase + e * (EVAL_PHASE_MAX - phase)) / EVAL_PHASE_MAX;
+    color_t strong = score > 0 ? WHITE : BLACK;
+    if (!board_pieces(b, strong, PAWN) && np[strong] - np[!strong] < 400)
+        score /= 4;
+    score = board_side(b) == WHITE ? score : -score;
+    return score + V(Tempo);
+}

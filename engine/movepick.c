@@ -1,0 +1,159 @@
+/* movepick.c - staged move ordering. */
+#include "movepick.h"
+
+#include "see.h"
+
+enum {
+    STAGE_TT,
+    STAGE_GEN_NOISY,
+    STAGE_NOISY,
+    STAGE_KILLER_1,
+    STAGE_KILLER_2,
+    STAGE_GEN_QUIET,
+    STAGE_QUIET,
+    STAGE_BAD_NOISY,
+    STAGE_DONE
+};
+
+void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
+                   const history_table_t *history, bool qsearch)
+{
+    mp->board = b;
+    mp->history = history;
+    mp->qsearch = qsearch && !board_in_check(b);
+    mp->killer[0] = killers ? killers[0] : MOVE_NONE;
+    mp->killer[1] = killers ? killers[1] : MOVE_NONE;
+    mp->tt_move = MOVE_NONE;
+    if (tt_move != MOVE_NONE && movegen_is_legal(b, tt_move)) {
+        bool noisy = move_is_capture(b, tt_move) || move_is_promotion(tt_move);
+        if (!mp->qsearch || noisy)
+            mp->tt_move = tt_move;
+    }
+    mp->stage = STAGE_TT;
+    mp->idx = 0;
+    mp->bad_count = 0;
+    mp->noisy.count = 0;
+    mp->quiet.count = 0;
+}
+
+/* Moves the best-scored move of [idx, count) to idx and returns it. */
+static move_t s_pick_best(move_list_t *list, int *scores, int idx)
+{
+    int best = idx;
+    for (int i = idx + 1; i < list->count; i++)
+        if (scores[i] > scores[best])
+            best = i;
+    move_t m = list->moves[best];
+    int sc = scores[best];
+    list->moves[best] = list->moves[idx];
+    scores[best] = scores[idx];
+    list->moves[idx] = m;
+    scores[idx] = sc;
+    return m;
+}
+
+static bool s_is_quiet_legal(const movepick_t *mp, move_t m)
+{
+    if (m == MOVE_NONE || m == mp->tt_move)
+        return false;
+    if (!movegen_is_legal(mp->board, m))
+        return false;
+    return !move_is_capture(mp->board, m) && !move_is_promotion(m);
+}
+
+move_t movepick_next(movepick_t *mp)
+{
+    const board_t *b = mp->board;
+    for (;;) {
+        switch (mp->stage) {
+        case STAGE_TT:
+            mp->stage = STAGE_GEN_NOISY;
+            if (mp->tt_move != MOVE_NONE)
+                return mp->tt_move;
+            break;
+        case STAGE_GEN_NOISY:
+            movegen_noisy(b, &mp->noisy);
+            for (int i = 0; i < mp->noisy.count; i++) {
+                move_t m = mp->noisy.moves[i];
+                int victim = SEE_VALUE[move_captured_type(b, m)];
+                int attacker = piece_type(board_piece_on(b, move_from(m)));
+                int promo = move_is_promotion(m) ? SEE_VALUE[move_promo(m)] : 0;
+                mp->noisy_score[i] = (victim + promo) * 16 - attacker;
+            }
+            mp->idx = 0;
+            mp->stage = STAGE_NOISY;
+            break;
+        case STAGE_NOISY:
+            while (mp->idx < mp->noisy.count) {
+                move_t m = s_pick_best(&mp->noisy, mp->noisy_score, mp->idx);
+                mp->idx++;
+                if (m == mp->tt_move)
+                    continue;
+                /* Under-promotions that capture nothing go last. */
+                bool minor_promo = move_is_promotion(m) && move_promo(m) != QUEEN &&
+                                   !move_is_capture(b, m);
+                if (minor_promo || !see_ge(b, m, 0)) {
+                    mp->noisy.moves[mp->bad_count++] = m;
+                    continue;
+                }
+                return m;
+            }
+            if (mp->qsearch) {
+                mp->stage = STAGE_DONE;
+                break;
+            }
+            mp->stage = STAGE_KILLER_1;
+            break;
+        case STAGE_KILLER_1:
+            mp->stage = STAGE_KILLER_2;
+            if (s_is_quiet_legal(mp, mp->killer[0]))
+                return mp->killer[0];
+            break;
+        case STAGE_KILLER_2:
+            mp->stage = STAGE_GEN_QUIET;
+            if (mp->killer[1] != mp->killer[0] && s_is_quiet_legal(mp, mp->killer[1]))
+                return mp->killer[1];
+            break;
+        case STAGE_GEN_QUIET:
+            movegen_quiet(b, &mp->quiet);
+            for (int i = 0; i < mp->quiet.count; i++) {
+                move_t m = mp->quiet.moves[i];
+                mp->quiet_score[i] = mp->history
+                    ? (*mp->history)[board_side(b)][move_from(m)][move_to(m)] : 0;
+            }
+            mp->idx = 0;
+            mp->stage = STAGE_QUIET;
+            break;
+        case STAGE_QUIET:
+            while (mp->idx < mp->quiet.count) {
+                move_t m = s_pick_best(&mp->quiet, mp->quiet_score, mp->idx);
+                mp->idx++;
+                if (m == mp->tt_move || m == mp->killer[0] || m == mp->killer[1])
+                    continue;
+                return m;
+            }
+            mp->idx = 0;
+            mp->stage = STAGE_BAD_NOISY;
+            break;
+        case STAGE_BAD_NOISY:
+            if (mp->idx < mp->bad_count)
+                return mp->noisy.moves[mp->idx++];
+            mp->stage = STAGE_DONE;
+            break;
+        default:
+            return MOVE_NONE;
+        }
+    }
+}
+
+void movepick_history_update(history_table_t *h, color_t side, move_t m, int bonus)
+{
+    int16_t *e = &(*h)[side][move_from(m)][move_to(m)];
+    int v = *e;
+    if (bonus > MOVEPICK_HISTORY_MAX)
+        bonus = MOVEPICK_HISTORY_MAX;
+    if (bonus < -MOVEPICK_HISTORY_MAX)
+        bonus = -MOVEPICK_HISTORY_MAX;
+    v += bonus - v * (bonus < 0 ? -bonus : bonus) / MOVEPICK_HISTORY_MAX;
+    *e = (int16_t) v;
+}

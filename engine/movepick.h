@@ -1,0 +1,44 @@
+/* movepick.h - staged move ordering for the search.
+ *
+ * Order: the hash move; captures and promotions that do not lose material
+ * (SEE >= 0) by most valuable victim / least valuable attacker; the two
+ * killer moves; the other quiet moves by history score; the losing
+ * captures. In quiescence mode (not in check) only the winning or equal
+ * captures and promotions are produced. Every move produced is legal and
+ * produced once.
+ */
+#ifndef CAPA_ENGINE_MOVEPICK_H
+#define CAPA_ENGINE_MOVEPICK_H
+
+#include "board.h"
+#include "movegen.h"
+
+/* history[side][from][to], bounded by MOVEPICK_HISTORY_MAX in absolute value. */
+#define MOVEPICK_HISTORY_MAX 16384
+typedef int16_t history_table_t[COLOR_NB][SQ_NB][SQ_NB];
+
+typedef struct {
+    move_list_t noisy;
+    move_list_t quiet;
+    int noisy_score[MAX_MOVES];
+    int quiet_score[MAX_MOVES];
+    int stage;
+    int idx;
+    int bad_count;         /* losing captures parked at noisy.moves[0..bad_count) */
+    bool qsearch;
+    move_t tt_move;
+    move_t killer[2];
+    const board_t *board;
+    const history_table_t *history;
+} movepick_t;
+
+/* Starts picking in b (which must not change until the picker is done).
+ * killers may be NULL; history may be NULL (no quiet ordering). */
+void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
+                   const history_table_t *history, bool qsearch);
+/* The next move, or MOVE_NONE when there are no more. */
+move_t movepick_next(movepick_t *mp);
+/* Adds bonus (may be negative) to a quiet move's history with gravity. */
+void movepick_history_update(history_table_t *h, color_t side, move_t m, int bonus);
+
+#endif

@@ -1,0 +1,549 @@
+/* search.c - iterative deepening PVS with quiescence, null move and LMR. */
+#include "search.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "eval.h"
+#include "movegen.h"
+#include "movepick.h"
+#include "rules.h"
+#include "see.h"
+#include "timeman.h"
+#include "tt.h"
+
+#define LMR_DEPTH 64
+#define LMR_MOVES 64
+
+typedef struct {
+    move_t killer[2];
+    int static_eval;
+    move_t move;            /* the move made from this ply */
+} ply_state_t;
+
+struct search_s {
+    board_t board;
+    params_t params;
+    tt_t *tt;
+    history_table_t history;
+    ply_state_t stack[MAX_PLY + 4];
+    movepick_t pick[MAX_PLY + 4];
+    move_t pv[MAX_PLY + 1][MAX_PLY + 1];
+    int pv_len[MAX_PLY + 1];
+    int8_t lmr[LMR_DEPTH][LMR_MOVES];
+
+    search_info_fn info_fn;
+    void *info_ctx;
+    atomic_bool stop;
+
+    /* per search */
+    search_limits_t limits;
+    timeman_t tm;
+    bool timed;
+    int64_t start_ms;
+    uint64_t nodes;
+    int seldepth;
+    bool aborted;
+    int root_depth;
+    move_t root_best;       /* best move found so far in the current iteration */
+    int root_best_score;
+};
+
+int search_mate_in(int score)
+{
+    if (score >= SCORE_MATE_IN_MAX)
+        return (SCORE_MATE - score + 1) / 2;
+    if (score <= -SCORE_MATE_IN_MAX)
+        return -(SCORE_MATE + score) / 2;
+    return 0;
+}
+
+void search_limits_init(search_limits_t *l)
+{
+    memset(l, 0, sizeof *l);
+    l->time_ms[WHITE] = l->time_ms[BLACK] = -1;
+}
+
+search_t *search_new(size_t hash_mb)
+{
+    eval_init();
+    search_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->tt = tt_new(hash_mb);
+    if (!s->tt) {
+        free(s);
+        return NULL;
+    }
+    params_default(&s->params);
+    atomic_init(&s->stop, false);
+    for (int d = 0; d < LMR_DEPTH; d++)
+        for (int m = 0; m < LMR_MOVES; m++)
+            s->lmr[d][m] = (int8_t) (d && m ? 0.75 + log((double) d) * log((double) m) / 2.25 : 0);
+    board_set_startpos(&s->board, VARIANT_CAPABLANCA);
+    return s;
+}
+
+void search_destroy(search_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    tt_destroy(&(*self_p)->tt);
+    free(*self_p);
+    *self_p = NULL;
+}
+
+int search_set_hash(search_t *s, size_t hash_mb)
+{
+    tt_t *tt = tt_new(hash_mb);
+    if (!tt)
+        return CAPA_ENOMEM;
+    tt_destroy(&s->tt);
+    s->tt = tt;
+    return CAPA_OK;
+}
+
+void search_set_params(search_t *s, const params_t *p)
+{
+    s->params = *p;
+}
+
+const params_t *search_params(const search_t *s)
+{
+    return &s->params;
+}
+
+void search_new_game(search_t *s)
+{
+    tt_clear(s->tt);
+    memset(s->history, 0, sizeof s->history);
+    memset(s->stack, 0, sizeof s->stack);
+}
+
+void search_set_info(search_t *s, search_info_fn fn, void *ctx)
+{
+    s->info_fn = fn;
+    s->info_ctx = ctx;
+}
+
+void search_stop(search_t *s)
+{
+    atomic_store(&s->stop, true);
+}
+
+void search_clear_stop(search_t *s)
+{
+    atomic_store(&s->stop, false);
+}
+
+static int64_t s_elapsed(const search_t *s)
+{
+    return timeman_now_ms() - s->start_ms;
+}
+
+/* Counts a node and decides whether to abort. */
+static bool s_should_abort(search_t *s)
+{
+    s->nodes++;
+    if (s->aborted)
+        return true;
+    if (s->limits.nodes && s->nodes >= s->limits.nodes) {
+        s->aborted = true;
+        return true;
+    }
+    if ((s->nodes & 1023) == 0) {
+        if (atomic_load_explicit(&s->stop, memory_order_relaxed))
+            s->aborted = true;
+        else if (s->timed && s_elapsed(s) >= s->tm.hard_ms)
+            s->aborted = true;
+    }
+    return s->aborted;
+}
+
+static bool s_is_draw(const board_t *b, int ply)
+{
+    if (board_halfmove_clock(b) >= 100)
+        return true;
+    if (board_is_repetition(b, ply))
+        return true;
+    if (bb_popcount(board_occupied(b)) <= 4 && rules_insufficient_material(b))
+        return true;
+    return false;
+}
+
+static bool s_has_non_pawn(const board_t *b, color_t c)
+{
+    return (board_color_bb(b, c) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING)) != 0;
+}
+
+static int s_qsearch(search_t *s, int alpha, int beta, int ply)
+{
+    board_t *b = &s->board;
+    bool pv_node = beta - alpha > 1;
+    s->pv_len[ply] = 0;
+    if (s_should_abort(s))
+        return 0;
+    if (ply > s->seldepth)
+        s->seldepth = ply;
+    if (s_is_draw(b, ply))
+        return 0;
+    bool in_check = board_in_check(b);
+    if (ply >= MAX_PLY - 2)
+        return in_check ? 0 : eval_evaluate(b, &s->params);
+
+    tt_entry_t te;
+    move_t tt_move = MOVE_NONE;
+    bool hit = tt_probe(s->tt, board_key(b), &te);
+    if (hit) {
+        tt_move = te.move;
+        int ts = tt_score_from(te.score, ply);
+        int bound = te.bound_gen & 3;
+        if (!pv_node && (bound == TT_BOUND_EXACT || (bound == TT_BOUND_LOWER && ts >= beta) ||
+                         (bound == TT_BOUND_UPPER && ts <= alpha)))
+            return ts;
+    }
+
+    int best = -SCORE_INF, stand = -SCORE_INF;
+    if (!in_check) {
+        stand = hit ? te.eval : eval_evaluate(b, &s->params);
+        if (stand >= beta)
+            return stand;
+        if (stand > alpha)
+            alpha = stand;
+        best = stand;
+    }
+    int old_alpha = alpha;
+    move_t best_move = MOVE_NONE;
+    movepick_t *mp = &s->pick[ply];
+    movepick_init(mp, b, tt_move, NULL, &s->history, true);
+    int moves = 0;
+    move_t m;
+    while ((m = movepick_next(mp)) != MOVE_NONE) {
+        if (!in_check) {
+            /* Delta pruning: even winning the piece cannot reach alpha. */
+            int gain = SEE_VALUE[move_captured_type(b, m)];
+            if (!move_is_promotion(m) && stand + gain + 200 <= alpha)
+                continue;
+            if (!see_ge(b, m, 0))
+                continue;
+        }
+        moves++;
+        s->stack[ply].move = m;
+        board_make(b, m);
+        tt_prefetch(s->tt, board_key(b));
+        int score = -s_qsearch(s, -beta, -alpha, ply + 1);
+        board_unmake(b);
+        if (s->aborted)
+            return 0;
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                alpha = score;
+                best_move = m;
+                s->pv[ply][0] = m;
+                memcpy(&s->pv[ply][1], s->pv[ply + 1], sizeof(move_t) * s->pv_len[ply + 1]);
+                s->pv_len[ply] = s->pv_len[ply + 1] + 1;
+                if (score >= beta)
+                    break;
+            }
+        }
+    }
+    if (in_check && moves == 0)
+        return -SCORE_MATE + ply;
+    int bound = best >= beta ? TT_BOUND_LOWER : alpha > old_alpha ? TT_BOUND_EXACT : TT_BOUND_UPPER;
+    tt_store(s->tt, board_key(b), best_move, tt_score_to(best, ply),
+             in_check ? 0 : stand, 0, bound);
+    return best;
+}
+
+static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool null_ok)
+{
+    board_t *b = &s->board;
+    bool in_check = board_in_check(b);
+    if (depth <= 0 && !in_check)
+        return s_qsearch(s, alpha, beta, ply);
+    if (depth < 0)
+        depth = 0;
+    bool root = ply == 0;
+    bool pv_node = beta - alpha > 1;
+    s->pv_len[ply] = 0;
+    if (s_should_abort(s))
+        return 0;
+    if (ply > s->seldepth)
+        s->seldepth = ply;
+
+    if (!root) {
+        if (s_is_draw(b, ply))
+            return 0;
+        if (ply >= MAX_PLY - 2)
+            return in_check ? 0 : eval_evaluate(b, &s->params);
+        /* Mate distance pruning. */
+        int lo = -SCORE_MATE + ply, hi = SCORE_MATE - ply - 1;
+        if (alpha < lo)
+            alpha = lo;
+        if (beta > hi)
+            beta = hi;
+        if (alpha >= beta)
+            return alpha;
+    }
+
+    tt_entry_t te;
+    move_t tt_move = MOVE_NONE;
+    bool hit = tt_probe(s->tt, board_key(b), &te);
+    int tt_score = 0;
+    if (hit) {
+        tt_move = te.move;
+        tt_score = tt_score_from(te.score, ply);
+        int bound = te.bound_gen & 3;
+        if (!pv_node && te.depth >= depth &&
+            (bound == TT_BOUND_EXACT || (bound == TT_BOUND_LOWER && tt_score >= beta) ||
+             (bound == TT_BOUND_UPPER && tt_score <= alpha)))
+            return tt_score;
+    }
+
+    int static_eval = in_check ? -SCORE_INF : hit ? te.eval : eval_evaluate(b, &s->params);
+    s->stack[ply].static_eval = static_eval;
+    s->stack[ply + 2].killer[0] = s->stack[ply + 2].killer[1] = MOVE_NONE;
+
+    if (!pv_node && !in_check) {
+        /* Reverse futility pruning. */
+        if (depth <= 6 && static_eval - 90 * depth >= beta && abs(beta) < SCORE_MATE_IN_MAX)
+            return static_eval;
+        /* Null move. */
+        if (null_ok && depth >= 3 && static_eval >= beta && s_has_non_pawn(b, board_side(b))) {
+            int r = 3 + depth / 4;
+            s->stack[ply].move = MOVE_NULL;
+            board_make_null(b);
+            int score = -s_search(s, -beta, -beta + 1, depth - 1 - r, ply + 1, false);
+            board_unmake_null(b);
+            if (s->aborted)
+                return 0;
+            if (score >= beta)
+                return score >= SCORE_MATE_IN_MAX ? beta : score;
+        }
+    }
+    /* Without a hash move, a shallower search first finds one (PV nodes). */
+    if (pv_node && tt_move == MOVE_NONE && depth >= 6) {
+        s_search(s, alpha, beta, depth - 4, ply, false);
+        if (s->aborted)
+            return 0;
+        if (tt_probe(s->tt, board_key(b), &te))
+            tt_move = te.move;
+    }
+
+    movepick_t *mp = &s->pick[ply];
+    movepick_init(mp, b, tt_move, s->stack[ply].killer, &s->history, false);
+    int best = -SCORE_INF, old_alpha = alpha, moves = 0;
+    move_t best_move = MOVE_NONE;
+    move_t quiets_tried[64];
+    int quiet_count = 0;
+    color_t us = board_side(b);
+    move_t m;
+    while ((m = movepick_next(mp)) != MOVE_NONE) {
+        bool quiet = !move_is_capture(b, m) && !move_is_promotion(m);
+        bool killer = m == s->stack[ply].killer[0] || m == s->stack[ply].killer[1];
+        if (!root && !in_check && best > -SCORE_MATE_IN_MAX && quiet && !pv_node) {
+            /* Late move pruning and futility for quiet moves. */
+            if (depth <= 4 && moves >= 3 + depth * depth * 2)
+                continue;
+            if (depth <= 3 && static_eval + 120 * depth + 100 <= alpha && moves > 0 &&
+                !board_gives_check(b, m))
+                continue;
+        }
+        if (!root && !in_check && !quiet && depth <= 4 && best > -SCORE_MATE_IN_MAX &&
+            moves > 0 && !see_ge(b, m, -100 * depth))
+            continue;
+
+        moves++;
+        s->stack[ply].move = m;
+        board_make(b, m);
+        tt_prefetch(s->tt, board_key(b));
+        bool gives_check = board_in_check(b);
+        int new_depth = depth - 1 + (gives_check ? 1 : 0);
+        int score;
+        if (moves == 1) {
+            score = -s_search(s, -beta, -alpha, new_depth, ply + 1, true);
+        } else {
+            int r = 0;
+            if (depth >= 3 && moves > 2 && quiet && !in_check && !gives_check) {
+                r = s->lmr[depth < LMR_DEPTH ? depth : LMR_DEPTH - 1][moves < LMR_MOVES ? moves : LMR_MOVES - 1];
+                if (pv_node)
+                    r--;
+                if (killer)
+                    r--;
+                int h = s->history[us][move_from(m)][move_to(m)];
+                r -= h / 6000;
+                if (r > new_depth - 1)
+                    r = new_depth - 1;
+                if (r < 0)
+                    r = 0;
+            }
+            score = -s_search(s, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+            if (score > alpha && r > 0)
+                score = -s_search(s, -alpha - 1, -alpha, new_depth, ply + 1, true);
+            if (score > alpha && score < beta)
+                score = -s_search(s, -beta, -alpha, new_depth, ply + 1, true);
+        }
+        board_unmake(b);
+        if (s->aborted)
+            return 0;
+
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                alpha = score;
+                best_move = m;
+                s->pv[ply][0] = m;
+                memcpy(&s->pv[ply][1], s->pv[ply + 1], sizeof(move_t) * s->pv_len[ply + 1]);
+                s->pv_len[ply] = s->pv_len[ply + 1] + 1;
+                if (root) {
+                    s->root_best = m;
+                    s->root_best_score = score;
+                }
+                if (score >= beta) {
+                    if (quiet) {
+                        if (s->stack[ply].killer[0] != m) {
+                            s->stack[ply].killer[1] = s->stack[ply].killer[0];
+                            s->stack[ply].killer[0] = m;
+                        }
+                        int bonus = depth * depth * 16;
+                        movepick_history_update(&s->history, us, m, bonus);
+                        for (int i = 0; i < quiet_count; i++)
+                            movepick_history_update(&s->history, us, quiets_tried[i], -bonus);
+                    }
+                    break;
+                }
+            }
+        }
+        if (quiet && quiet_count < 64)
+            quiets_tried[quiet_count++] = m;
+    }
+
+    /* Pruning never skips the first move, so no move searched means none exists. */
+    if (moves == 0)
+        return in_check ? -SCORE_MATE + ply : 0;
+    int bound = best >= beta ? TT_BOUND_LOWER : alpha > old_alpha ? TT_BOUND_EXACT : TT_BOUND_UPPER;
+    tt_store(s->tt, board_key(b), best_move, tt_score_to(best, ply),
+             in_check ? 0 : static_eval, depth, bound);
+    return best;
+}
+
+static void s_report(search_t *s, int depth, int score)
+{
+    if (!s->info_fn)
+        return;
+    search_info_t info;
+    info.depth = depth;
+    info.seldepth = s->seldepth;
+    info.score = score;
+    info.nodes = s->nodes;
+    info.time_ms = s_elapsed(s);
+    info.hashfull = tt_hashfull(s->tt);
+    info.pv_len = s->pv_len[0];
+    memcpy(info.pv, s->pv[0], sizeof(move_t) * (size_t) info.pv_len);
+    s->info_fn(&info, &s->board, s->info_ctx);
+}
+
+int search_go(search_t *s, const board_t *root, const search_limits_t *limits,
+              search_result_t *out)
+{
+    board_copy(&s->board, root);
+    s->limits = *limits;
+    color_t us = board_side(root);
+    timeman_init(&s->tm, limits->infinite ? 0 : limits->movetime_ms,
+                 limits->infinite ? -1 : limits->time_ms[us], limits->inc_ms[us], limits->movestogo);
+    s->timed = s->tm.hard_ms >= 0;
+    s->start_ms = s->timed || s->info_fn ? timeman_now_ms() : 0;
+    s->nodes = 0;
+    s->seldepth = 0;
+    s->aborted = false;
+    tt_new_search(s->tt);
+    memset(s->stack, 0, sizeof s->stack);
+
+    memset(out, 0, sizeof *out);
+    move_list_t *root_moves = &s->pick[MAX_PLY].noisy;
+    movegen_legal(&s->board, root_moves);
+    if (root_moves->count == 0) {
+        out->best = MOVE_NONE;
+        out->score = board_in_check(&s->board) ? -SCORE_MATE : 0;
+        return CAPA_OK;
+    }
+    move_t best = root_moves->moves[0];
+    move_t ponder = MOVE_NONE;
+    int best_score = 0, completed = 0;
+    int max_depth = limits->depth > 0 && limits->depth < SEARCH_MAX_DEPTH ? limits->depth
+                                                                          : SEARCH_MAX_DEPTH;
+    bool single = root_moves->count == 1;
+    int prev = 0;
+    for (int d = 1; d <= max_depth; d++) {
+        s->root_depth = d;
+        s->root_best = MOVE_NONE;
+        int delta = 30;
+        int alpha = -SCORE_INF, beta = SCORE_INF;
+        if (d >= 5) {
+            alpha = prev - delta > -SCORE_INF ? prev - delta : -SCORE_INF;
+            beta = prev + delta < SCORE_INF ? prev + delta : SCORE_INF;
+        }
+        int score;
+        for (;;) {
+            score = s_search(s, alpha, beta, d, 0, false);
+            if (s->aborted)
+                break;
+            if (score <= alpha) {
+                beta = (alpha + beta) / 2;
+                alpha = score - delta > -SCORE_INF ? score - delta : -SCORE_INF;
+            } else if (score >= beta) {
+                beta = score + delta < SCORE_INF ? score + delta : SCORE_INF;
+            } else {
+                break;
+            }
+            delta += delta / 2 + 10;
+            if (delta > 1000)
+                alpha = -SCORE_INF, beta = SCORE_INF;
+        }
+        if (s->aborted) {
+            /* A move that beat the previous best inside the cut iteration is kept. */
+            if (s->root_best != MOVE_NONE && completed > 0 && s->root_best_score > prev &&
+                s->root_best != best) {
+                best = s->root_best;
+                best_score = s->root_best_score;
+                ponder = MOVE_NONE;
+            } else if (completed == 0 && s->root_best != MOVE_NONE) {
+                best = s->root_best;
+                best_score = s->root_best_score;
+            }
+            break;
+        }
+        completed = d;
+        prev = score;
+        best_score = score;
+        if (s->pv_len[0] > 0) {
+            best = s->pv[0][0];
+            ponder = s->pv_len[0] > 1 ? s->pv[0][1] : MOVE_NONE;
+        }
+        s_report(s, d, score);
+        if (s->timed && !limits->infinite) {
+            if (single)
+                break;
+            if (s_elapsed(s) >= s->tm.soft_ms)
+                break;
+        }
+        if (atomic_load(&s->stop))
+            break;
+        /* A found mate will not get shorter by searching much deeper. */
+        if (!limits->infinite && search_mate_in(score) != 0 &&
+            d >= 2 * abs(search_mate_in(score)) + 6 && limits->depth == 0)
+            break;
+    }
+    out->best = best;
+    out->ponder = ponder;
+    out->score = best_score;
+    out->depth = completed;
+    out->seldepth = s->seldepth;
+    out->nodes = s->nodes;
+    out->time_ms = s->start_ms ? s_elapsed(s) : 0;
+    return CAPA_OK;
+}

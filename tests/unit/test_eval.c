@@ -1,0 +1,149 @@
+/* test_eval.c - the static evaluation. */
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "board.h"
+#include "check.h"
+#include "eval.h"
+#include "params.h"
+
+static board_t s_board;
+
+/* The colour-flipped FEN: ranks mirrored, case swapped, side swapped. */
+static void s_flip_fen(const char *fen, char *out)
+{
+    char placement[128], side[4], castle[32], ep[8];
+    int half = 0, full = 1;
+    sscanf(fen, "%127s %3s %31s %7s %d %d", placement, side, castle, ep, &half, &full);
+    char *ranks[8];
+    int n = 0;
+    for (char *tok = strtok(placement, "/"); tok && n < 8; tok = strtok(NULL, "/"))
+        ranks[n++] = tok;
+    out[0] = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        for (char *c = ranks[i]; *c; c++)
+            *c = (char) (isupper((unsigned char) *c) ? tolower((unsigned char) *c)
+                                                     : toupper((unsigned char) *c));
+        strcat(out, ranks[i]);
+        if (i)
+            strcat(out, "/");
+    }
+    for (char *c = castle; *c; c++)
+        if (*c != '-')
+            *c = (char) (isupper((unsigned char) *c) ? tolower((unsigned char) *c)
+                                                     : toupper((unsigned char) *c));
+    if (ep[0] != '-')
+        ep[1] = ep[1] == '3' ? '6' : '3';
+    sprintf(out + strlen(out), " %s %s %s %d %d", side[0] == 'w' ? "b" : "w", castle, ep, half, full);
+}
+
+static int s_eval(const char *fen, variant_t v, const params_t *p)
+{
+    char err[256];
+    int rc = board_set_fen(&s_board, fen, v, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s: %s", fen, err);
+    return eval_evaluate(&s_board, p);
+}
+
+static void colour_flipped_positions_evaluate_the_same(void)
+{
+    params_t p;
+    params_default(&p);
+    for (int i = 0; i < bench_count(); i++) {
+        const char *vn;
+        char fen[128], flipped[160];
+        CHECK_EQ_INT(bench_position(i, &vn, fen, sizeof fen), 0);
+        variant_t v;
+        CHECK_EQ_INT(variant_from_name(vn, &v), 0);
+        s_flip_fen(fen, flipped);
+        int a = s_eval(fen, v, &p), b = s_eval(flipped, v, &p);
+        CHECK_MSG(a == b, "%s: %d vs flipped %s: %d", fen, a, flipped, b);
+    }
+}
+
+static void the_start_position_is_about_level(void)
+{
+    params_t p;
+    params_default(&p);
+    int e = s_eval("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+                   VARIANT_CAPABLANCA, &p);
+    CHECK_EQ_INT(e, p.value[PARAM_Tempo]);
+}
+
+static void a_piece_value_parameter_moves_the_score_by_the_phase_share(void)
+{
+    /* Black lacks its archbishop: phase 36 of 40, so +100 on ArchbishopValueMg
+     * and +100 on ArchbishopValueEg move White's score by exactly 100. */
+    const char *fen = "rnb1qkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1";
+    params_t p, q;
+    params_default(&p);
+    q = p;
+    q.value[PARAM_ArchbishopValueMg] += 100;
+    int base = s_eval(fen, VARIANT_CAPABLANCA, &p);
+    int mg_only = s_eval(fen, VARIANT_CAPABLANCA, &q);
+    CHECK_EQ_INT(eval_phase(&s_board), 36);
+    CHECK_NEAR(mg_only - base, 90, 1);
+    q.value[PARAM_ArchbishopValueEg] += 100;
+    CHECK_NEAR(s_eval(fen, VARIANT_CAPABLANCA, &q) - base, 100, 1);
+    CHECK(base > 700);
+}
+
+static void the_score_is_from_the_side_to_move(void)
+{
+    params_t p;
+    params_default(&p);
+    int w = s_eval("rnb1qkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+                   VARIANT_CAPABLANCA, &p);
+    int b = s_eval("rnb1qkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR b KQkq - 0 1",
+                   VARIANT_CAPABLANCA, &p);
+    CHECK_EQ_INT(w - p.value[PARAM_Tempo], -(b - p.value[PARAM_Tempo]));
+}
+
+static void a_passed_pawn_is_worth_more_the_further_it_stands(void)
+{
+    params_t p;
+    params_default(&p);
+    int r4 = s_eval("4k5/10/10/10/1P8/10/10/4K5 w - - 0 1", VARIANT_CAPABLANCA, &p);
+    int r6 = s_eval("4k5/10/1P8/10/10/10/10/4K5 w - - 0 1", VARIANT_CAPABLANCA, &p);
+    int r7 = s_eval("4k5/1P8/10/10/10/10/10/4K5 w - - 0 1", VARIANT_CAPABLANCA, &p);
+    CHECK(r4 < r6 && r6 < r7);
+    /* Blocked by an enemy pawn ahead: no passed bonus. */
+    int blocked = s_eval("4k5/1p8/10/10/1P8/10/10/4K5 w - - 0 1", VARIANT_CAPABLANCA, &p);
+    CHECK(blocked < r4 - 50);
+}
+
+static void material_only_parameters_score_material_alone(void)
+{
+    params_t p;
+    params_default(&p);
+    params_material_only(&p);
+    /* Doubled, isolated pawns and a king far off: no positional term counts. */
+    int e = s_eval("4k5/10/10/10/10/3P6/3P6/K9 w - - 0 1", VARIANT_CAPABLANCA, &p);
+    CHECK_EQ_INT(e, 200);
+}
+
+static void an_archbishop_without_pawns_is_not_scaled_down_to_a_draw(void)
+{
+    params_t p;
+    params_default(&p);
+    int a = s_eval("10/10/4k5/10/10/10/10/A4K4 w - - 0 1", VARIANT_CAPABLANCA, &p);
+    int n = s_eval("10/10/4k5/10/10/10/10/N4K4 w - - 0 1", VARIANT_CAPABLANCA, &p);
+    CHECK(a > 700);
+    CHECK(n < 150);
+}
+
+static const check_case_t CASES[] = {
+    CASE(colour_flipped_positions_evaluate_the_same),
+    CASE(the_start_position_is_about_level),
+    CASE(a_piece_value_parameter_moves_the_score_by_the_phase_share),
+    CASE(the_score_is_from_the_side_to_move),
+    CASE(a_passed_pawn_is_worth_more_the_further_it_stands),
+    CASE(material_only_parameters_score_material_alone),
+    CASE(an_archbishop_without_pawns_is_not_scaled_down_to_a_draw),
+    { 0 } };
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, CASES);
+}

@@ -1,0 +1,241 @@
+/* test_search.c - the search: tactics, mates, determinism, limits, stop. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "board.h"
+#include "check.h"
+#include "movegen.h"
+#include "notation.h"
+#include "search.h"
+#include "see.h"
+
+static board_t s_board;
+
+static void s_set(const char *fen, variant_t v)
+{
+    char err[256];
+    int rc = board_set_fen(&s_board, fen, v, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s: %s", fen, err);
+}
+
+static search_result_t s_search_depth(search_t *s, int depth)
+{
+    search_limits_t lim;
+    search_limits_init(&lim);
+    lim.depth = depth;
+    search_result_t r;
+    CHECK_EQ_INT(search_go(s, &s_board, &lim, &r), 0);
+    return r;
+}
+
+static void s_check_move(move_t m, const char *uci)
+{
+    char buf[UCI_MOVE_MAX];
+    move_to_uci(&s_board, m, false, buf);
+    CHECK_EQ_STR(buf, uci);
+}
+
+static void a_chancellor_mates_on_the_back_rank_in_one(void)
+{
+    search_t *s = search_new(4);
+    s_set("6k3/5ppp2/10/10/10/10/10/3C2K3 w - - 0 1", VARIANT_CAPABLANCA);
+    search_result_t r = s_search_depth(s, 4);
+    s_check_move(r.best, "d1d8");
+    CHECK_EQ_INT(r.score, SCORE_MATE - 1);
+    CHECK_EQ_INT(search_mate_in(r.score), 1);
+    search_destroy(&s);
+    CHECK(s == NULL);
+}
+
+static void the_mated_side_sees_the_mate_against_it(void)
+{
+    search_t *s = search_new(4);
+    /* Black to move: every move allows Cd8 mate (the king is boxed in). */
+    s_set("6k3/5ppp2/10/10/10/10/PP8/K2C6 b - - 0 1", VARIANT_CAPABLANCA);
+    search_result_t r = s_search_depth(s, 5);
+    CHECK(r.best != MOVE_NONE);
+    CHECK(r.score > -SCORE_MATE_IN_MAX || search_mate_in(r.score) < 0);
+    search_destroy(&s);
+}
+
+static void a_hanging_queen_is_taken(void)
+{
+    search_t *s = search_new(4);
+    s_set("rnab1kbcnr/pppppppppp/10/10/4q5/10/PPPP1PPPPP/RNABQKBCNR w KQkq - 0 3",
+          VARIANT_CAPABLANCA);
+    search_result_t r = s_search_depth(s, 5);
+    s_check_move(r.best, "e1e4");
+    CHECK(r.score > 700);
+    search_destroy(&s);
+}
+
+static void a_checkmated_root_has_no_best_move(void)
+{
+    search_t *s = search_new(1);
+    s_set("3C2k3/5ppp2/10/10/10/10/10/6K3 b - - 0 1", VARIANT_CAPABLANCA);
+    search_result_t r = s_search_depth(s, 3);
+    CHECK(r.best == MOVE_NONE);
+    CHECK_EQ_INT(r.score, -SCORE_MATE);
+    s_set("k9/3N6/1K8/10/10/10/10/10 b - - 0 1", VARIANT_CAPABLANCA);
+    r = s_search_depth(s, 3);
+    CHECK(r.best == MOVE_NONE);
+    CHECK_EQ_INT(r.score, 0);
+    search_destroy(&s);
+}
+
+static void node_limited_searches_repeat_exactly(void)
+{
+    search_limits_t lim;
+    search_limits_init(&lim);
+    lim.nodes = 20000;
+    move_t first = MOVE_NONE;
+    uint64_t nodes = 0;
+    int score = 0;
+    for (int run = 0; run < 3; run++) {
+        search_t *s = search_new(8);
+        s_set("r1abqkbc1r/pppp1ppppp/2n4n2/4p5/4P5/2N4N2/PPPP1PPPPP/R1ABQKBC1R w KQkq - 4 4",
+              VARIANT_CAPABLANCA);
+        search_result_t r;
+        CHECK_EQ_INT(search_go(s, &s_board, &lim, &r), 0);
+        CHECK(r.nodes <= lim.nodes);
+        CHECK(r.nodes >= lim.nodes - 1);
+        CHECK(movegen_is_legal(&s_board, r.best));
+        if (run == 0) {
+            first = r.best;
+            nodes = r.nodes;
+            score = r.score;
+        } else {
+            CHECK(r.best == first);
+            CHECK_EQ_U64(r.nodes, nodes);
+            CHECK_EQ_INT(r.score, score);
+        }
+        search_destroy(&s);
+    }
+}
+
+static void a_new_game_forgets_and_repeats_the_same_search(void)
+{
+    search_t *s = search_new(8);
+    s_set("rnbqckabnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQCKABNR w KQkq - 0 1", VARIANT_GOTHIC);
+    search_result_t a = s_search_depth(s, 6);
+    search_result_t warm = s_search_depth(s, 6);
+    search_new_game(s);
+    search_result_t b = s_search_depth(s, 6);
+    CHECK(a.best == b.best);
+    CHECK_EQ_U64(a.nodes, b.nodes);
+    CHECK(warm.nodes < a.nodes);  /* the table helped the second search */
+    search_destroy(&s);
+}
+
+static void a_stop_request_ends_an_infinite_search_with_a_legal_move(void)
+{
+    search_t *s = search_new(1);
+    s_set("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+          VARIANT_CAPABLANCA);
+    search_stop(s);
+    search_limits_t lim;
+    search_limits_init(&lim);
+    lim.infinite = true;
+    search_result_t r;
+    CHECK_EQ_INT(search_go(s, &s_board, &lim, &r), 0);
+    CHECK(movegen_is_legal(&s_board, r.best));
+    CHECK(r.nodes < 5000);
+    search_clear_stop(s);
+    search_destroy(&s);
+}
+
+typedef struct {
+    search_t *s;
+    search_result_t r;
+} s_thread_arg_t;
+
+static void *s_thread(void *arg)
+{
+    s_thread_arg_t *a = arg;
+    search_limits_t lim;
+    search_limits_init(&lim);
+    lim.infinite = true;
+    search_go(a->s, &s_board, &lim, &a->r);
+    return NULL;
+}
+
+static void stop_from_another_thread_interrupts_a_running_search(void)
+{
+    s_thread_arg_t a = { search_new(4), { 0 } };
+    s_set("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+          VARIANT_CAPABLANCA);
+    pthread_t t;
+    pthread_create(&t, NULL, s_thread, &a);
+    struct timespec ts = { 0, 200 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    search_stop(a.s);
+    pthread_join(t, NULL);
+    CHECK(movegen_is_legal(&s_board, a.r.best));
+    CHECK(a.r.depth >= 1);
+    search_destroy(&a.s);
+}
+
+static void a_movetime_limit_is_respected(void)
+{
+    search_t *s = search_new(4);
+    s_set("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+          VARIANT_CAPABLANCA);
+    search_limits_t lim;
+    search_limits_init(&lim);
+    lim.movetime_ms = 100;
+    search_result_t r;
+    CHECK_EQ_INT(search_go(s, &s_board, &lim, &r), 0);
+    CHECK(r.time_ms <= 400);
+    CHECK(movegen_is_legal(&s_board, r.best));
+    search_destroy(&s);
+}
+
+static void see_judges_simple_exchanges(void)
+{
+    move_t m;
+    /* Pawn takes a defended knight: wins material. */
+    s_set("4k5/10/3p6/4n5/3P6/10/10/4K5 w - - 0 1", VARIANT_CAPABLANCA);
+    CHECK_EQ_INT(move_from_uci(&s_board, "d4e5", &m), 0);
+    CHECK(see_ge(&s_board, m, 0));
+    CHECK(see_ge(&s_board, m, 200));
+    /* Queen takes a pawn defended by a pawn: loses. */
+    s_set("4k5/10/3p6/4p5/10/10/10/4Q4K w - - 0 1", VARIANT_CAPABLANCA);
+    CHECK_EQ_INT(move_from_uci(&s_board, "e1e5", &m), 0);
+    CHECK(!see_ge(&s_board, m, 0));
+    /* Rook takes an undefended archbishop: wins it whole. */
+    s_set("4a4k/10/10/10/10/10/10/4R4K w - - 0 1", VARIANT_CAPABLANCA);
+    CHECK_EQ_INT(move_from_uci(&s_board, "e1e8", &m), 0);
+    CHECK(see_ge(&s_board, m, 825));
+    CHECK(!see_ge(&s_board, m, 826));
+}
+
+static void searches_in_every_variant_return_legal_moves(void)
+{
+    search_t *s = search_new(2);
+    for (int v = 0; v < VARIANT_NB; v++) {
+        board_set_startpos(&s_board, (variant_t) v);
+        search_result_t r = s_search_depth(s, 4);
+        CHECK(movegen_is_legal(&s_board, r.best));
+        CHECK(r.depth == 4);
+    }
+    search_destroy(&s);
+}
+
+static const check_case_t CASES[] = {
+    CASE(a_chancellor_mates_on_the_back_rank_in_one),
+    CASE(the_mated_side_sees_the_mate_against_it),
+    CASE(a_hanging_queen_is_taken),
+    CASE(a_checkmated_root_has_no_best_move),
+    CASE(node_limited_searches_repeat_exactly),
+    CASE(a_new_game_forgets_and_repeats_the_same_search),
+    CASE(a_stop_request_ends_an_infinite_search_with_a_legal_move),
+    CASE(stop_from_another_thread_interrupts_a_running_search),
+    CASE(a_movetime_limit_is_respected),
+    CASE(see_judges_simple_exchanges),
+    CASE(searches_in_every_variant_return_legal_moves),
+    { 0 } };
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, CASES);
+}
