@@ -1,0 +1,78 @@
+/* startpos.h - the start positions of a run's pairs: a pure function of the
+ * run's position spec, its seed and the pair number, so that pair k of run r
+ * is the same games on every machine and after every restart.
+ *
+ * Sources:
+ *   STARTPOS_CRC      a Capablanca Random Chess array drawn from (seed, k)
+ *                     with crc_from_seed (or, for values runs, from
+ *                     (seed, k / imbalance count), so every imbalance of a
+ *                     round plays from the same array);
+ *   STARTPOS_VARIANT  the variant's start position plus `random_plies`
+ *                     random legal plies drawn from (seed, k);
+ *   STARTPOS_BOOK     line (k + offset) mod n of a FEN list, offset drawn
+ *                     from the seed (the file's SHA-256 is checked at load).
+ *
+ * Values runs: imbalances are assigned round-robin (pair k plays imbalance
+ * k mod n). An imbalance "A vs R+N" means the side under test (B) holds an
+ * archbishop where the other side holds a rook and a knight: B's colour loses
+ * R and N, the other colour loses A. `fen` has B's pieces with White, `fen2`
+ * with Black (docs/protocol.md "Sides"). Values runs need STARTPOS_CRC.
+ */
+#ifndef CAPA_COORD_STARTPOS_H
+#define CAPA_COORD_STARTPOS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STARTPOS_IMB_MAX 64      /* imbalances per values run */
+#define STARTPOS_FEN_MAX 128
+#define STARTPOS_LABEL_MAX 48
+#define STARTPOS_PIECES_MAX 16
+
+typedef enum { STARTPOS_CRC = 0, STARTPOS_VARIANT, STARTPOS_BOOK } startpos_source_t;
+
+typedef struct {
+    char label[STARTPOS_LABEL_MAX];      /* "A vs R+N" */
+    char side[STARTPOS_PIECES_MAX];      /* pieces B holds extra: "A" */
+    char other[STARTPOS_PIECES_MAX];     /* pieces the other side holds instead: "RN" */
+} startpos_imbalance_t;
+
+typedef struct {
+    startpos_source_t source;
+    int variant;                 /* variant_t (engine/types.h) for STARTPOS_VARIANT */
+    int random_plies;            /* STARTPOS_VARIANT: 0..40 */
+    uint64_t seed;
+    const char *const *book;     /* STARTPOS_BOOK: borrowed FEN lines */
+    size_t book_count;
+    const startpos_imbalance_t *imbalances;   /* values runs: borrowed; else NULL */
+    size_t imbalance_count;
+} startpos_spec_t;
+
+typedef struct {
+    char fen[STARTPOS_FEN_MAX];
+    char fen2[STARTPOS_FEN_MAX];         /* "" = same as fen */
+    char imbalance[STARTPOS_LABEL_MAX];  /* "" unless a values run */
+    int crc_number;                      /* the CRC array, or -1 */
+} startpos_t;
+
+/* Parses "A vs R+N", "C vs nothing", "P vs nothing" (pieces: Q C A R B N P,
+ * joined by '+', "nothing" for none; upper or lower case). The label is the
+ * text as given. 0 or CAPA_EINVAL with a message. */
+int startpos_imbalance_parse(const char *text, startpos_imbalance_t *out, char *err,
+                             size_t errlen);
+
+/* The start of pair k (k >= 0). 0, or CAPA_EINVAL / CAPA_ERANGE with a
+ * message (e.g. an imbalance that removes a piece the array lacks). */
+int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, char *err,
+                      size_t errlen);
+
+/* Reads a book file: one FEN per line, '#' comments and blank lines skipped.
+ * If sha256_hex is non-empty it must match the file's SHA-256 (lower-case
+ * hex) or CAPA_EINVAL. *lines_p: heap array of heap strings (caller frees
+ * with startpos_book_free). 0, CAPA_EIO, CAPA_EINVAL. */
+int startpos_book_load(const char *path, const char *sha256_hex, char ***lines_p,
+                       size_t *n_out, char *err, size_t errlen);
+void startpos_book_free(char ***lines_p, size_t n);
+
+#endif

@@ -1,0 +1,198 @@
+/* Unit tests for the start positions of a run's pairs (coordinator/startpos.h). */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "check.h"
+#include "crc.h"
+#include "err.h"
+#include "startpos.h"
+
+static int s_count(const char *fen, char piece)
+{
+    int n = 0;
+    for (const char *s = fen; *s && *s != ' '; s++)
+        n += *s == piece;
+    return n;
+}
+
+static void imbalance_text_parses_into_the_two_sides(void)
+{
+    startpos_imbalance_t imb;
+    char err[256];
+    CHECK(startpos_imbalance_parse("A vs R+N", &imb, err, sizeof err) == 0);
+    CHECK_EQ_STR(imb.side, "A");
+    CHECK_EQ_STR(imb.other, "RN");
+    CHECK_EQ_STR(imb.label, "A vs R+N");
+    CHECK(startpos_imbalance_parse("C vs nothing", &imb, err, sizeof err) == 0);
+    CHECK_EQ_STR(imb.side, "C");
+    CHECK_EQ_STR(imb.other, "");
+    CHECK(startpos_imbalance_parse("q + p vs c", &imb, err, sizeof err) == 0);
+    CHECK_EQ_STR(imb.side, "QP");
+    CHECK_EQ_STR(imb.other, "C");
+}
+
+static void malformed_imbalances_are_refused_with_a_message(void)
+{
+    startpos_imbalance_t imb;
+    char err[256] = "";
+    CHECK_EQ_INT(startpos_imbalance_parse("A versus C", &imb, err, sizeof err), CAPA_EINVAL);
+    CHECK(strstr(err, "vs") != NULL);
+    CHECK_EQ_INT(startpos_imbalance_parse("K vs Q", &imb, err, sizeof err), CAPA_EINVAL);
+    CHECK(strstr(err, "not a piece") != NULL);
+    CHECK_EQ_INT(startpos_imbalance_parse("A+ vs C", &imb, err, sizeof err), CAPA_EINVAL);
+    CHECK_EQ_INT(startpos_imbalance_parse("nothing vs nothing", &imb, err, sizeof err), CAPA_EINVAL);
+    CHECK_EQ_INT(startpos_imbalance_parse("", &imb, err, sizeof err), CAPA_EINVAL);
+    CHECK_EQ_INT(startpos_imbalance_parse("A vs '; DROP TABLE runs; --", &imb, err, sizeof err),
+                 CAPA_EINVAL);
+}
+
+static void the_same_pair_number_always_gives_the_same_start(void)
+{
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 42 };
+    startpos_t a, b;
+    char err[256];
+    int distinct = 0;
+    for (int64_t k = 0; k < 50; k++) {
+        CHECK(startpos_for_pair(&spec, k, &a, err, sizeof err) == 0);
+        CHECK(startpos_for_pair(&spec, k, &b, err, sizeof err) == 0);
+        CHECK_EQ_STR(a.fen, b.fen);
+        CHECK_EQ_STR(a.fen2, "");
+        CHECK(a.crc_number >= 0 && a.crc_number < crc_count());
+        char want[128];
+        CHECK(crc_start_fen(a.crc_number, want, sizeof want) == 0);
+        CHECK_EQ_STR(a.fen, want);
+        startpos_t prev;
+        if (k > 0) {
+            CHECK(startpos_for_pair(&spec, k - 1, &prev, err, sizeof err) == 0);
+            distinct += strcmp(prev.fen, a.fen) != 0;
+        }
+    }
+    CHECK(distinct > 40);   /* 50 draws from ~20 000 arrays rarely repeat */
+    /* Another seed gives other arrays (pair 0 of two seeds). */
+    startpos_spec_t other = spec;
+    other.seed = 43;
+    int differ = 0;
+    for (int64_t k = 0; k < 10; k++) {
+        CHECK(startpos_for_pair(&spec, k, &a, err, sizeof err) == 0);
+        CHECK(startpos_for_pair(&other, k, &b, err, sizeof err) == 0);
+        differ += strcmp(a.fen, b.fen) != 0;
+    }
+    CHECK(differ >= 8);
+}
+
+static void values_pairs_cycle_through_the_imbalances_with_b_holding_the_pieces(void)
+{
+    startpos_imbalance_t imb[2];
+    char err[256];
+    CHECK(startpos_imbalance_parse("A vs C", &imb[0], err, sizeof err) == 0);
+    CHECK(startpos_imbalance_parse("C vs nothing", &imb[1], err, sizeof err) == 0);
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 7, .imbalances = imb,
+                             .imbalance_count = 2 };
+    for (int64_t k = 0; k < 12; k++) {
+        startpos_t s;
+        CHECK_MSG(startpos_for_pair(&spec, k, &s, err, sizeof err) == 0, "pair %d: %s", (int) k, err);
+        CHECK_EQ_STR(s.imbalance, imb[k % 2].label);
+        if (k % 2 == 0) {
+            /* fen: White (B) has A but no C; Black has C but no A. */
+            CHECK_EQ_INT(s_count(s.fen, 'A'), 1);
+            CHECK_EQ_INT(s_count(s.fen, 'C'), 0);
+            CHECK_EQ_INT(s_count(s.fen, 'a'), 0);
+            CHECK_EQ_INT(s_count(s.fen, 'c'), 1);
+            /* fen2: colours swapped. */
+            CHECK_EQ_INT(s_count(s.fen2, 'A'), 0);
+            CHECK_EQ_INT(s_count(s.fen2, 'C'), 1);
+            CHECK_EQ_INT(s_count(s.fen2, 'a'), 1);
+            CHECK_EQ_INT(s_count(s.fen2, 'c'), 0);
+        } else {
+            CHECK_EQ_INT(s_count(s.fen, 'C'), 1);
+            CHECK_EQ_INT(s_count(s.fen, 'c'), 0);
+            CHECK_EQ_INT(s_count(s.fen2, 'C'), 0);
+            CHECK_EQ_INT(s_count(s.fen2, 'c'), 1);
+        }
+        /* Both imbalances of a round share the array. */
+        startpos_t mate;
+        CHECK(startpos_for_pair(&spec, k ^ 1, &mate, err, sizeof err) == 0);
+        CHECK_EQ_INT(mate.crc_number, s.crc_number);
+        /* Each FEN is a position the engine accepts. */
+        board_t *b = malloc(sizeof *b);
+        CHECK(b != NULL);
+        int rc1 = board_set_fen(b, s.fen, VARIANT_CAPARANDOM, err, sizeof err);
+        int rc2 = board_set_fen(b, s.fen2, VARIANT_CAPARANDOM, err, sizeof err);
+        free(b);
+        CHECK_MSG(rc1 == 0 && rc2 == 0, "%s / %s: %s", s.fen, s.fen2, err);
+    }
+    /* Values runs need CRC arrays. */
+    spec.source = STARTPOS_BOOK;
+    startpos_t s;
+    CHECK_EQ_INT(startpos_for_pair(&spec, 0, &s, err, sizeof err), CAPA_EINVAL);
+}
+
+static void variant_starts_play_reproducible_random_plies(void)
+{
+    startpos_spec_t spec = { .source = STARTPOS_VARIANT, .variant = VARIANT_CAPABLANCA,
+                             .random_plies = 6, .seed = 99 };
+    startpos_t a, b;
+    char err[256];
+    CHECK(startpos_for_pair(&spec, 3, &a, err, sizeof err) == 0);
+    CHECK(startpos_for_pair(&spec, 3, &b, err, sizeof err) == 0);
+    CHECK_EQ_STR(a.fen, b.fen);
+    CHECK(strcmp(a.fen, variant_start_fen(VARIANT_CAPABLANCA)) != 0);
+    CHECK(strstr(a.fen, " w ") != NULL);   /* six plies: White to move */
+    CHECK(strstr(a.fen, " 4") != NULL);    /* move 4 */
+    spec.random_plies = 0;
+    CHECK(startpos_for_pair(&spec, 3, &a, err, sizeof err) == 0);
+    CHECK_EQ_STR(a.fen, variant_start_fen(VARIANT_CAPABLANCA));
+    spec.random_plies = 99;
+    CHECK_EQ_INT(startpos_for_pair(&spec, 3, &a, err, sizeof err), CAPA_ERANGE);
+}
+
+static void a_book_is_read_checked_by_its_hash_and_cycled(void)
+{
+    char path[] = "/tmp/capa_book_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("# two positions\n", f);
+    fputs("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1\n\n", f);
+    fputs("rnabqkbcnr/pppppppppp/10/10/4P5/10/PPPP1PPPPP/RNABQKBCNR b KQkq - 0 1\n", f);
+    fclose(f);
+    char **lines = NULL;
+    size_t n = 0;
+    char err[256];
+    CHECK(startpos_book_load(path, "", &lines, &n, err, sizeof err) == 0);
+    CHECK_EQ_INT(n, 2);
+    startpos_spec_t spec = { .source = STARTPOS_BOOK, .seed = 5,
+                             .book = (const char *const *) lines, .book_count = n };
+    startpos_t s0, s1, s2;
+    CHECK(startpos_for_pair(&spec, 0, &s0, err, sizeof err) == 0);
+    CHECK(startpos_for_pair(&spec, 1, &s1, err, sizeof err) == 0);
+    CHECK(startpos_for_pair(&spec, 2, &s2, err, sizeof err) == 0);
+    CHECK(strcmp(s0.fen, s1.fen) != 0);
+    CHECK_EQ_STR(s0.fen, s2.fen);
+    startpos_book_free(&lines, n);
+    CHECK(lines == NULL);
+    CHECK_EQ_INT(startpos_book_load(path, "00ff", &lines, &n, err, sizeof err), CAPA_EINVAL);
+    CHECK(strstr(err, "sha256") != NULL);
+    CHECK_EQ_INT(startpos_book_load("/nonexistent/book", "", &lines, &n, err, sizeof err), CAPA_EIO);
+    f = fopen(path, "w");
+    fputs("this is; not a fen\n", f);
+    fclose(f);
+    CHECK_EQ_INT(startpos_book_load(path, "", &lines, &n, err, sizeof err), CAPA_EINVAL);
+    unlink(path);
+}
+
+static const check_case_t CASES[] = {
+    CASE(imbalance_text_parses_into_the_two_sides),
+    CASE(malformed_imbalances_are_refused_with_a_message),
+    CASE(the_same_pair_number_always_gives_the_same_start),
+    CASE(values_pairs_cycle_through_the_imbalances_with_b_holding_the_pieces),
+    CASE(variant_starts_play_reproducible_random_plies),
+    CASE(a_book_is_read_checked_by_its_hash_and_cycled),
+    { 0 },
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, CASES);
+}
