@@ -1,0 +1,355 @@
+#!/usr/bin/env bash
+# Tests of capalab's Docker images (docker/), run by ctest (label docker):
+#
+#   test_images.sh base      docker/base-images.sh makes debian:bookworm-slim and
+#                            capalab/postgres:15, a second run keeps them
+#   test_images.sh postgres  the PostgreSQL image: first-start initialisation from
+#                            POSTGRES_*, healthcheck, password over the network,
+#                            initdb scripts, data kept across a restart, refusal
+#                            without a password
+#   test_images.sh project   docker/Dockerfile built from the last commit (or the
+#                            working tree with CAPA_DOCKER_CONTEXT=worktree): size,
+#                            non-root user, capa-engine inside, installed files,
+#                            healthcheck
+#
+# Everything a run makes (containers, networks, volumes, project images) is
+# removed when it ends, also on failure; the base images and one cached
+# layer per package-installing step (capalab/build-cache:*) stay so that the
+# next run is fast. Exits 77 (skipped) when no Docker daemon answers.
+#
+# Environment: CAPA_SOURCE_DIR (default: two folders up), CAPA_DOCKER_CONTEXT
+# (head | worktree), CAPA_DOCKER_NETWORK (network for docker build),
+# CAPA_BASE_IMAGE, CAPA_POSTGRES_IMAGE.
+set -euo pipefail
+
+SKIP=77
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=${CAPA_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
+base_image=${CAPA_BASE_IMAGE:-debian:bookworm-slim}
+postgres_image=${CAPA_POSTGRES_IMAGE:-capalab/postgres:15}
+network=${CAPA_DOCKER_NETWORK:-default}
+part=${1:-all}
+run_id=$$
+prefix=capalab-test-$run_id
+test_label=org.capalab.test.pid
+made_images=()
+work=""
+failures=0
+
+export DOCKER_BUILDKIT=${DOCKER_BUILDKIT:-0}
+
+s_say() { printf '%s\n' "$*"; }
+s_fail() { printf 'FAIL: %s\n' "$*"; failures=$((failures + 1)); }
+s_ok() { printf 'ok: %s\n' "$*"; }
+s_die() { printf 'FAIL: %s\n' "$*"; exit 1; }
+
+# check DESCRIPTION COMMAND...: runs COMMAND, counts a failure if it fails.
+s_check() {
+  local what=$1
+  shift
+  if "$@"; then s_ok "$what"; else s_fail "$what"; fi
+}
+
+# The same, but returns 1 on failure (for checks later ones depend on).
+s_require() {
+  local what=$1
+  shift
+  if "$@"; then s_ok "$what"; else s_fail "$what"; return 1; fi
+}
+
+s_teardown() {
+  local ids
+  ids=$(docker ps -aq --filter "label=$test_label=$run_id" 2>/dev/null || true)
+  [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+  ids=$(docker network ls -q --filter "label=$test_label=$run_id" 2>/dev/null || true)
+  [ -z "$ids" ] || docker network rm $ids >/dev/null 2>&1 || true
+  ids=$(docker volume ls -q --filter "label=$test_label=$run_id" 2>/dev/null || true)
+  [ -z "$ids" ] || docker volume rm -f $ids >/dev/null 2>&1 || true
+  if [ ${#made_images[@]} -gt 0 ]; then
+    docker rmi -f "${made_images[@]}" >/dev/null 2>&1 || true
+  fi
+  [ -z "$work" ] || rm -rf "$work"
+}
+
+# Objects left by earlier runs that were killed (their pid is gone).
+s_sweep_stale() {
+  local kind pid obj
+  for kind in container network volume; do
+    while read -r obj pid; do
+      [ -n "$obj" ] && [ -n "$pid" ] || continue
+      kill -0 "$pid" 2>/dev/null && continue
+      case $kind in
+        container) docker rm -f "$obj" >/dev/null 2>&1 || true ;;
+        network) docker network rm "$obj" >/dev/null 2>&1 || true ;;
+        volume) docker volume rm -f "$obj" >/dev/null 2>&1 || true ;;
+      esac
+    done < <(
+      case $kind in
+        container) docker ps -a --filter "label=$test_label" \
+                     --format "{{.ID}} {{.Label \"$test_label\"}}" ;;
+        network) docker network ls --filter "label=$test_label" -q |
+                   xargs -r docker network inspect -f "{{.Id}} {{index .Labels \"$test_label\"}}" ;;
+        volume) docker volume ls --filter "label=$test_label" -q |
+                  xargs -r docker volume inspect -f "{{.Name}} {{index .Labels \"$test_label\"}}" ;;
+      esac 2>/dev/null)
+  done
+  docker images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null | grep '^capalab-test/' |
+    while read -r obj; do
+      pid=${obj##*:}
+      kill -0 "$pid" 2>/dev/null || docker rmi -f "$obj" >/dev/null 2>&1 || true
+    done || true
+}
+
+s_mb() {
+  docker image inspect -f '{{ .Size }}' "$1" | awk '{ printf "%.1f", $1 / 1e6 }'
+}
+
+# Waits until container $1 reports health $2 (healthy/unhealthy); at most $3 s.
+s_wait_health() {
+  local c=$1 want=$2 limit=$3 i state
+  for ((i = 0; i < limit; i++)); do
+    state=$(docker inspect -f '{{ .State.Running }} {{ if .State.Health }}{{ .State.Health.Status }}{{ end }}' "$c" 2>/dev/null || echo "gone")
+    case "$state" in
+      "true $want") return 0 ;;
+      true*) ;;
+      *) printf 'container %s stopped (%s); its log:\n' "$c" "$state"; docker logs "$c" 2>&1 | tail -n 20; return 1 ;;
+    esac
+    sleep 1
+  done
+  printf 'container %s: not %s after %d s (%s); its log:\n' "$c" "$want" "$limit" "$state"
+  docker logs "$c" 2>&1 | tail -n 20
+  return 1
+}
+
+# ------------------------------------------------------------------- base
+s_test_base() {
+  local t0 out id_debian id_pg
+  t0=$(date +%s)
+  "$src/docker/base-images.sh" all || s_die "docker/base-images.sh failed"
+  s_say "figure: base images ready in $(( $(date +%s) - t0 )) s"
+  s_say "figure: $base_image $(s_mb "$base_image") MB, $postgres_image $(s_mb "$postgres_image") MB"
+  id_debian=$(docker image inspect -f '{{ .Id }}' "$base_image")
+  id_pg=$(docker image inspect -f '{{ .Id }}' "$postgres_image")
+
+  out=$("$src/docker/base-images.sh" all 2>&1) || s_die "second run of docker/base-images.sh failed: $out"
+  s_check "a second run keeps $base_image" \
+    [ "$(docker image inspect -f '{{ .Id }}' "$base_image")" = "$id_debian" ]
+  s_check "a second run keeps $postgres_image" \
+    [ "$(docker image inspect -f '{{ .Id }}' "$postgres_image")" = "$id_pg" ]
+  s_check "a second run says both images are up to date" \
+    [ "$(grep -c 'is up to date' <<<"$out")" -eq 2 ]
+
+  out=$(docker run --rm --label "$test_label=$run_id" "$base_image" bash -c \
+        '. /etc/os-release; echo "$VERSION_CODENAME $LANG $(id -u)";
+         find /usr/share/doc -type f ! -name copyright | wc -l;
+         ls /var/lib/apt/lists | grep -vc -e "^lock$" -e "^partial$" || true')
+  s_check "$base_image is Debian bookworm with LANG=C.UTF-8 (got: $(head -n 1 <<<"$out"))" \
+    [ "$(head -n 1 <<<"$out")" = "bookworm C.UTF-8 0" ]
+  s_check "$base_image holds no documentation besides copyright files" \
+    [ "$(sed -n 2p <<<"$out")" = 0 ]
+  s_check "$base_image holds no apt lists" [ "$(sed -n 3p <<<"$out")" = 0 ]
+  s_check "$base_image stays under 150 MB ($(s_mb "$base_image") MB)" \
+    awk -v s="$(s_mb "$base_image")" 'BEGIN { exit !(s < 150) }'
+}
+
+# --------------------------------------------------------------- postgres
+s_test_postgres() {
+  local net=$prefix-net vol=$prefix-pgdata db=$prefix-db init out
+  docker image inspect "$postgres_image" >/dev/null 2>&1 ||
+    s_die "$postgres_image is missing (run docker/base-images.sh)"
+  work=$(mktemp -d)
+  init=$work/initdb.d
+  mkdir -p "$init"
+  printf 'CREATE TABLE made_by_init (note text);\nINSERT INTO made_by_init VALUES ($$hello$$);\n' \
+    >"$init/10-table.sql"
+  chmod 0755 "$work" "$init"
+  chmod 0644 "$init/10-table.sql"
+
+  docker network create --label "$test_label=$run_id" "$net" >/dev/null
+  docker volume create --label "$test_label=$run_id" "$vol" >/dev/null
+  docker volume create --label "$test_label=$run_id" "$prefix-empty" >/dev/null
+
+  s_check "a container without POSTGRES_PASSWORD on an empty volume refuses to start with a clear message" \
+    bash -c "! docker run --rm --label $test_label=$run_id -v $prefix-empty:/var/lib/postgresql/data \
+               $postgres_image >$work/nopw.log 2>&1 && grep -q POSTGRES_PASSWORD $work/nopw.log"
+  docker volume rm -f "$prefix-empty" >/dev/null 2>&1 || true
+
+  docker run -d --name "$db" --label "$test_label=$run_id" --network "$net" --network-alias db \
+    -e POSTGRES_USER=capalab -e POSTGRES_PASSWORD='pw with spaces' -e POSTGRES_DB=capalab_test \
+    -v "$vol:/var/lib/postgresql/data" -v "$init:/docker-entrypoint-initdb.d:ro" \
+    --health-interval 1s "$postgres_image" >/dev/null
+  s_require "the server initialises and its healthcheck turns healthy" s_wait_health "$db" healthy 90 || return 0
+
+  s_client() { docker run --rm --label "$test_label=$run_id" --network "$net" "$@"; }
+  out=$(s_client -e PGPASSWORD='pw with spaces' "$postgres_image" \
+        psql -h db -U capalab -d capalab_test -tA -c 'SELECT current_user, current_database(), note FROM made_by_init') || true
+  s_check "another container connects over TCP with the password and sees the initdb script's table (got: $out)" \
+    [ "$out" = "capalab|capalab_test|hello" ]
+  s_check "a wrong password is refused" \
+    bash -c "! docker run --rm --label $test_label=$run_id --network $net -e PGPASSWORD=wrong $postgres_image \
+               psql -h db -U capalab -d capalab_test -c 'SELECT 1' >/dev/null 2>&1"
+  out=$(docker exec "$db" stat -c '%U %a' /var/lib/postgresql/data)
+  s_check "the data folder belongs to postgres with mode 700 (got: $out)" [ "$out" = "postgres 700" ]
+  out=$(docker exec "$db" stat -c %U /proc/1)
+  s_check "the server runs as postgres, not root (got: $out)" [ "$out" = postgres ]
+
+  docker exec "$db" psql -U capalab -d capalab_test -q -c "INSERT INTO made_by_init VALUES ('kept')"
+  docker stop "$db" >/dev/null
+  docker rm "$db" >/dev/null
+  docker run -d --name "$db" --label "$test_label=$run_id" --network "$net" --network-alias db \
+    -v "$vol:/var/lib/postgresql/data" --health-interval 1s "$postgres_image" >/dev/null
+  s_require "a new container on the same volume starts without POSTGRES_PASSWORD" s_wait_health "$db" healthy 60 || return 0
+  out=$(s_client -e PGPASSWORD='pw with spaces' "$postgres_image" \
+        psql -h db -U capalab -d capalab_test -tA -c "SELECT count(*) FROM made_by_init WHERE note = 'kept'") || true
+  s_check "rows written before the restart are still there (got: $out)" [ "$out" = 1 ]
+  s_check "the second start does not initialise again" \
+    bash -c "! docker logs $db 2>&1 | grep -q 'initialising a new cluster'"
+}
+
+# ---------------------------------------------------------------- project
+# Tags the layer made by the first step of image $1 whose command matches $2
+# as $3, so that removing the test's images keeps it as build cache.
+s_keep_layer() {
+  local image=$1 pattern=$2 tag=$3 id old
+  id=$(docker history --no-trunc --format '{{ .ID }}	{{ .CreatedBy }}' "$image" |
+       awk -F'\t' -v p="$pattern" '$1 != "<missing>" && index($2, p) { print $1; exit }')
+  [ -n "$id" ] || return 0
+  old=$(docker image inspect -f '{{ .Id }}' "$tag" 2>/dev/null || true)
+  docker tag "$id" "$tag"
+  if [ -n "$old" ] && [ "$old" != "$id" ]; then
+    docker rmi "$old" >/dev/null 2>&1 || true
+  fi
+}
+
+s_test_project() {
+  local image=capalab-test/capalab:$run_id build_image=capalab-test/capalab-build:$run_id
+  local ctx=() t0 commit="" size out p want got
+  docker image inspect "$base_image" >/dev/null 2>&1 || "$src/docker/base-images.sh" debian ||
+    s_die "cannot make $base_image"
+  work=$(mktemp -d)
+
+  if [ "${CAPA_DOCKER_CONTEXT:-head}" = head ] && commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null); then
+    git -C "$src" archive --format=tar HEAD >"$work/context.tar"
+    tar -tf "$work/context.tar" docker/Dockerfile >/dev/null 2>&1 ||
+      s_die "commit $commit has no docker/Dockerfile"
+    s_say "building from commit $commit (uncommitted changes are not part of this test)"
+  else
+    commit=""
+    [ -f "$src/docker/Dockerfile" ] || s_die "no $src/docker/Dockerfile"
+    s_say "building from the working tree $src (.dockerignore applies)"
+  fi
+
+  s_build() {
+    if [ -n "$commit" ]; then
+      nice docker build --network "$network" --build-arg "BASE_IMAGE=$base_image" --build-arg BUILD_NICE=10 \
+        -f docker/Dockerfile "$@" - <"$work/context.tar"
+    else
+      nice docker build --network "$network" --build-arg "BASE_IMAGE=$base_image" --build-arg BUILD_NICE=10 \
+        -f "$src/docker/Dockerfile" "$@" "$src"
+    fi
+  }
+
+  t0=$(date +%s)
+  made_images+=("$build_image")
+  if ! s_build --target build -t "$build_image" >"$work/build.log" 2>&1; then
+    tail -n 40 "$work/build.log"
+    s_die "docker build (build stage) failed"
+  fi
+  made_images+=("$image")
+  if ! s_build -t "$image" >>"$work/build.log" 2>&1; then
+    tail -n 40 "$work/build.log"
+    s_die "docker build (runtime stage) failed"
+  fi
+  s_say "figure: project image built in $(( $(date +%s) - t0 )) s"
+  s_keep_layer "$build_image" '-c /src/scripts/deps.sh' capalab/build-cache:deps
+  s_keep_layer "$image" 'libzmq5' capalab/build-cache:runtime-libs
+
+  size=$(s_mb "$image")
+  s_say "figure: runtime image $size MB (base $(s_mb "$base_image") MB)"
+  s_check "the runtime image is of a sane size (${size} MB < 300 MB)" \
+    awk -v s="$size" 'BEGIN { exit !(s < 300) }'
+
+  s_run() { docker run --rm --label "$test_label=$run_id" "$@"; }
+  s_check "the image runs as the user capalab" \
+    [ "$(docker image inspect -f '{{ .Config.User }}' "$image")" = capalab ]
+  out=$(s_run "$image" id -un 2>&1) || true
+  s_check "commands in the container run as capalab (got: $out)" [ "$out" = capalab ]
+
+  # Every program whose main.c is in the tree is in the image, and no other.
+  want=""
+  for p in engine:capa-engine coordinator:capa-coordinator worker:capa-worker cli:capa; do
+    if [ -n "$commit" ]; then
+      git -C "$src" cat-file -e "HEAD:${p%%:*}/main.c" 2>/dev/null && want="$want ${p##*:}"
+    else
+      [ -f "$src/${p%%:*}/main.c" ] && want="$want ${p##*:}"
+    fi
+  done
+  got=$(s_run "$image" bash -c 'cd /usr/local/bin && for p in capa-engine capa-coordinator capa-worker capa; do [ -x "$p" ] && printf " %s" "$p"; done; true')
+  s_check "the image holds exactly the programs of the tree ($want) (got:$got)" [ "$got" = "$want" ]
+
+  if [[ " $want " == *" capa-engine "* ]]; then
+    out=$(s_run "$image" capa-engine perft 3 2>&1) || true
+    s_check "capa-engine perft 3 inside the image counts the published 25228 nodes" \
+      grep -q 'Nodes searched: 25228$' <<<"$out"
+  fi
+  out=$(s_run "$image" 2>&1) || true
+  s_check "the entrypoint lists the image's programs when given none" grep -q '^  capa' <<<"$out"
+  s_check "an unknown program name runs as a command (false fails)" \
+    bash -c "! docker run --rm --label $test_label=$run_id $image false"
+
+  # SQL migrations and example configs, as the tree has them.
+  for p in sql configs; do
+    if [ -n "$commit" ]; then
+      want=$(git -C "$src" ls-tree -r --name-only HEAD "$p/" | sed "s|^$p/||" |
+             { if [ "$p" = sql ]; then grep '\.sql$'; else cat; fi; } | sort | tr '\n' ' ' || true)
+    else
+      want=$(cd "$src/$p" 2>/dev/null && find . -type f | sed 's|^\./||' |
+             { if [ "$p" = sql ]; then grep '\.sql$'; else cat; fi; } | sort | tr '\n' ' ' || true)
+    fi
+    got=$(s_run "$image" bash -c "cd /usr/local/share/capalab/$p && find . -type f | sed 's|^\./||' | sort | tr '\n' ' '")
+    s_check "/usr/local/share/capalab/$p holds the tree's $p files (${want:-none})" [ "$got" = "$want" ]
+  done
+
+  # The HEALTHCHECK: alive for the engine/worker/cli, GET /health for the
+  # coordinator (nothing listens here, so it must turn unhealthy).
+  docker run -d --name "$prefix-alive" --label "$test_label=$run_id" --health-interval 1s \
+    "$image" bash -c 'exec -a capa-worker sleep 300' >/dev/null
+  docker run -d --name "$prefix-coord" --label "$test_label=$run_id" --health-interval 1s \
+    --health-retries 1 --health-start-period 0s \
+    "$image" bash -c 'exec -a capa-coordinator sleep 300' >/dev/null
+  s_check "the healthcheck finds a running capa-worker healthy" s_wait_health "$prefix-alive" healthy 30
+  s_check "the healthcheck finds a coordinator without /health unhealthy" \
+    s_wait_health "$prefix-coord" unhealthy 30
+  out=$(docker exec -e CAPA_HEALTHCHECK=http -e CAPA_HEALTH_URL=http://127.0.0.1:9/health \
+        "$prefix-alive" capalab-healthcheck 2>&1) || true
+  s_check "the http check names the address it could not reach (got: $out)" \
+    grep -q 'cannot connect to 127.0.0.1:9' <<<"$out"
+  s_check "no capalab program in the container is unhealthy" \
+    bash -c "! docker run --rm --label $test_label=$run_id $image capalab-healthcheck >/dev/null"
+}
+
+# ------------------------------------------------------------------- main
+if ! command -v docker >/dev/null 2>&1; then
+  echo "SKIP: docker is not installed"
+  exit $SKIP
+fi
+if ! docker info >/dev/null 2>&1; then
+  echo "SKIP: no Docker daemon answers (docker info fails)"
+  exit $SKIP
+fi
+trap s_teardown EXIT
+s_sweep_stale
+
+case "$part" in
+  base) s_test_base ;;
+  postgres) s_test_postgres ;;
+  project) s_test_project ;;
+  all) s_test_base; s_test_postgres; s_teardown; work=""; s_test_project ;;
+  *) echo "usage: $0 [base|postgres|project|all]" >&2; exit 2 ;;
+esac
+
+if [ $failures -gt 0 ]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all checks passed"
