@@ -193,6 +193,16 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof CASTLING / sizeof CASTLING[0] && !bad; i++)
         for (int g = 0; g < games && !bad; g++)
             bad |= s_play_games(VARIANT_CAPARANDOM, CASTLING[i], 500 + i * 10 + (uint64_t) g, &positions);
+    /* Castling-rich positions in the fixed-castling variants (king-to-square strings). */
+    static const char *const BARE[] = {
+        "r4k3r/pppppppppp/10/10/10/10/PPPPPPPPPP/R4K3R w KQkq - 0 1",
+        "r3k4r/pppppppppp/10/10/10/10/PPPPPPPPPP/R3K4R w KQkq - 0 1",
+        "r6k1r/pppppppppp/10/10/10/10/PPPPPPPPPP/R6K1R w KQkq - 0 1",
+    };
+    for (int v = 0; v < VARIANT_NB && !bad; v++)
+        for (size_t i = 0; i < sizeof BARE / sizeof BARE[0] && !bad; i++)
+            if (v != VARIANT_CAPARANDOM)
+                bad |= s_play_games((variant_t) v, BARE[i], 900 + i * 10 + (uint64_t) v, &positions);
     s_send("%s", "quit\n");
     fclose(s_to);
     waitpid(s_pid, NULL, 0);
