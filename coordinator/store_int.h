@@ -1,0 +1,72 @@
+/* store_int.h - what the store_*.c files share; not for other modules.
+ *
+ * One connection per store_t. store_exec runs one parameterised statement
+ * (text parameters, text results) after making sure the connection is alive,
+ * and turns a failure into a capa_err_t with the message kept in the store.
+ */
+#ifndef CAPA_STORE_INT_H
+#define CAPA_STORE_INT_H
+
+#include "store.h"
+
+#include <libpq-fe.h>
+
+struct store_s {
+    PGconn *conn;          /* NULL while disconnected */
+    char *conninfo;        /* heap copy, for reconnecting */
+    char errmsg[1024];
+};
+
+/* Records a failure message, logs it (WARN) and returns code. */
+int store_fail(store_t *store, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Runs sql with n text parameters (NULL entries are SQL NULL). On success
+ * returns 0 and, if res_p is non-NULL, the result (caller PQclear()s it);
+ * on failure returns a negative code (CAPA_EDB, CAPA_EDUP, CAPA_EINVAL,
+ * CAPA_ERANGE, CAPA_ENOTFOUND from the SQLSTATE) and *res_p is NULL. what
+ * names the operation in the error message. */
+int store_exec(store_t *store, const char *what, const char *sql, int n,
+               const char *const *params, PGresult **res_p);
+
+/* Transactions around several store_exec calls. store_rollback never fails
+ * (a broken connection rolls back by itself). */
+int store_begin(store_t *store);
+int store_commit(store_t *store);
+void store_rollback(store_t *store);
+
+/* Result accessors: NULL reads as 0 / false / "" / NULL. */
+int64_t store_get_i64(const PGresult *res, int row, int col);
+int store_get_int(const PGresult *res, int row, int col);
+double store_get_double(const PGresult *res, int row, int col);
+bool store_get_bool(const PGresult *res, int row, int col);
+void store_get_text(const PGresult *res, int row, int col, char *buf, size_t len);
+/* A heap copy of the value, NULL for SQL NULL; sets *oom on allocation failure. */
+char *store_get_dup(const PGresult *res, int row, int col, bool *oom);
+
+/* Formats v into buf (at least 24 bytes) and returns buf. */
+const char *store_i64(char *buf, int64_t v);
+
+/* The counters a set of pair rows (with columns score, result1, result2,
+ * b_white1, b_white2, excluded, cpu_ms) adds to a run. */
+#define COUNTER_DELTAS                                                                   \
+    " count(*) FILTER (WHERE NOT excluded) AS n,"                                         \
+    " count(*) FILTER (WHERE score = 0 AND NOT excluded) AS p0,"                          \
+    " count(*) FILTER (WHERE score = 1 AND NOT excluded) AS p1,"                          \
+    " count(*) FILTER (WHERE score = 2 AND NOT excluded) AS p2,"                          \
+    " count(*) FILTER (WHERE score = 3 AND NOT excluded) AS p3,"                          \
+    " count(*) FILTER (WHERE score = 4 AND NOT excluded) AS p4,"                          \
+    " coalesce(sum((CASE WHEN b_white1 THEN result1 ELSE 2 - result1 END = 2)::int"       \
+    "  + (CASE WHEN b_white2 THEN result2 ELSE 2 - result2 END = 2)::int)"               \
+    "  FILTER (WHERE NOT excluded), 0) AS w,"                                             \
+    " coalesce(sum((result1 = 1)::int + (result2 = 1)::int)"                              \
+    "  FILTER (WHERE NOT excluded), 0) AS d,"                                             \
+    " coalesce(sum((CASE WHEN b_white1 THEN result1 ELSE 2 - result1 END = 0)::int"       \
+    "  + (CASE WHEN b_white2 THEN result2 ELSE 2 - result2 END = 0)::int)"               \
+    "  FILTER (WHERE NOT excluded), 0) AS l,"                                             \
+    " coalesce(sum(cpu_ms), 0) AS cpu, count(*) AS n_all"
+
+/* Reads rows of (task_id, run_id, first, last) into a heap array. */
+int store_ranges_from(store_t *store, PGresult *res, store_range_t **ranges_p, size_t *n_out);
+
+#endif

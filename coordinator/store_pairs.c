@@ -1,0 +1,430 @@
+/* store_pairs.c - pairs: the batched, idempotent insert, stored sets, totals,
+ * listings and the imbalance table of values runs. */
+#include "store_int.h"
+
+#include "err.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- array literals -------------------------------------------------------- */
+
+/* A growable text buffer for PostgreSQL array literals ({1,2}, {"a",NULL}),
+ * passed as parameter values: the data never becomes SQL text. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} s_buf_t;
+
+static void s_reserve(s_buf_t *b, size_t more)
+{
+    if (b->oom || b->len + more + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + more + 1)
+        cap *= 2;
+    char *ns = realloc(b->s, cap);
+    if (!ns) {
+        b->oom = true;
+        return;
+    }
+    b->s = ns;
+    b->cap = cap;
+}
+
+static void s_putc(s_buf_t *b, char c)
+{
+    s_reserve(b, 1);
+    if (b->oom)
+        return;
+    b->s[b->len++] = c;
+    b->s[b->len] = '\0';
+}
+
+static void s_printf(s_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void s_printf(s_buf_t *b, const char *fmt, ...)
+{
+    char tmp[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (w < 0)
+        return;
+    s_reserve(b, (size_t) w);
+    if (b->oom)
+        return;
+    memcpy(b->s + b->len, tmp, (size_t) w + 1);
+    b->len += (size_t) w;
+}
+
+/* Opens the array or adds a separator. */
+static void s_sep(s_buf_t *b, size_t i)
+{
+    s_putc(b, i == 0 ? '{' : ',');
+}
+
+/* A text element: NULL, or double-quoted with " and \ escaped. */
+static void s_text(s_buf_t *b, const char *v)
+{
+    if (!v) {
+        s_printf(b, "NULL");
+        return;
+    }
+    s_reserve(b, strlen(v) * 2 + 2);
+    if (b->oom)
+        return;
+    b->s[b->len++] = '"';
+    for (const char *p = v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            b->s[b->len++] = '\\';
+        b->s[b->len++] = *p;
+    }
+    b->s[b->len++] = '"';
+    b->s[b->len] = '\0';
+}
+
+/* ---- insert ---------------------------------------------------------------- */
+
+enum {
+    A_PAIR, A_TASK, A_WORKER, A_FEN, A_FEN2, A_IMB, A_RES1, A_RES2, A_BW1, A_BW2, A_END1,
+    A_END2, A_PLY1, A_PLY2, A_MOV1, A_MOV2, A_SCORE, A_CPU, A_COUNT
+};
+
+static const char *const s_insert_sql =
+    "WITH u AS ("
+    " SELECT * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[],"
+    "  $7::text[], $8::smallint[], $9::smallint[], $10::boolean[], $11::boolean[],"
+    "  $12::text[], $13::text[], $14::int[], $15::int[], $16::text[], $17::text[],"
+    "  $18::smallint[], $19::bigint[])"
+    "  AS u(pair_no, task_id, worker_id, fen, fen2, imbalance, result1, result2,"
+    "   b_white1, b_white2, end1, end2, plies1, plies2, moves1, moves2, score, cpu_ms)),"
+    " ins AS ("
+    " INSERT INTO pairs (run_id, pair_no, task_id, worker_id, fen, fen2, imbalance,"
+    "  result1, result2, b_white1, b_white2, end1, end2, plies1, plies2, moves1, moves2,"
+    "  score, cpu_ms, excluded)"
+    " SELECT $1::bigint, u.pair_no, u.task_id, u.worker_id, u.fen, u.fen2, u.imbalance,"
+    "  u.result1, u.result2, u.b_white1, u.b_white2, u.end1, u.end2, u.plies1, u.plies2,"
+    "  u.moves1, u.moves2, u.score, u.cpu_ms, coalesce(w.flagged, false)"
+    " FROM u LEFT JOIN workers w ON w.id = u.worker_id"
+    " ON CONFLICT (run_id, pair_no) DO NOTHING"
+    " RETURNING pair_no, worker_id, score, result1, result2, b_white1, b_white2, excluded,"
+    "  cpu_ms),"
+    " delta AS (SELECT" COUNTER_DELTAS " FROM ins),"
+    " run_upd AS ("
+    " UPDATE runs r SET pairs_done = r.pairs_done + d.n, penta0 = r.penta0 + d.p0,"
+    "  penta1 = r.penta1 + d.p1, penta2 = r.penta2 + d.p2, penta3 = r.penta3 + d.p3,"
+    "  penta4 = r.penta4 + d.p4, wins = r.wins + d.w, draws = r.draws + d.d,"
+    "  losses = r.losses + d.l, cpu_ms = r.cpu_ms + d.cpu"
+    " FROM delta d WHERE r.id = $1::bigint AND d.n_all > 0 RETURNING r.id),"
+    " worker_upd AS ("
+    " UPDATE workers w SET pairs = w.pairs + s.n, games = w.games + 2 * s.n,"
+    "  cpu_ms = w.cpu_ms + s.cpu, last_seen = now()"
+    " FROM (SELECT worker_id, count(*) AS n, sum(cpu_ms) AS cpu FROM ins"
+    "  WHERE worker_id IS NOT NULL GROUP BY worker_id) s"
+    " WHERE w.id = s.worker_id RETURNING w.id)"
+    " SELECT pair_no FROM ins";
+
+static int s_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
+}
+
+/* Checks a batch before it goes to the server: clear messages for the
+ * mistakes a caller can make, the schema's CHECKs guard the rest. */
+static int s_check_batch(store_t *store, const store_pair_t *pairs, size_t n, int64_t *sorted)
+{
+    for (size_t i = 0; i < n; i++) {
+        const store_pair_t *p = &pairs[i];
+        if (p->pair_no < 0)
+            return store_fail(store, CAPA_ERANGE, "pair number %lld is negative",
+                              (long long) p->pair_no);
+        if (!p->fen || !p->end[0] || !p->end[1])
+            return store_fail(store, CAPA_EINVAL, "pair %lld lacks a FEN or a termination",
+                              (long long) p->pair_no);
+        int b_half = 0;
+        for (int g = 0; g < 2; g++) {
+            if (p->result[g] < STORE_BLACK_WINS || p->result[g] > STORE_WHITE_WINS)
+                return store_fail(store, CAPA_EINVAL, "pair %lld: game %d result %d is not 0..2",
+                                  (long long) p->pair_no, g + 1, p->result[g]);
+            b_half += p->b_white[g] ? p->result[g] : 2 - p->result[g];
+        }
+        if (p->b_white[0] == p->b_white[1])
+            return store_fail(store, CAPA_EINVAL, "pair %lld: B has the same colour in both games",
+                              (long long) p->pair_no);
+        if (p->score != b_half)
+            return store_fail(store, CAPA_EINVAL,
+                              "pair %lld: score %d does not follow from the games (%d)",
+                              (long long) p->pair_no, p->score, b_half);
+        sorted[i] = p->pair_no;
+    }
+    qsort(sorted, n, sizeof *sorted, s_cmp_i64);
+    for (size_t i = 1; i < n; i++)
+        if (sorted[i] == sorted[i - 1])
+            return store_fail(store, CAPA_EINVAL, "pair %lld appears twice in one batch",
+                              (long long) sorted[i]);
+    return 0;
+}
+
+int store_insert_pairs(store_t *store, int64_t run_id, const store_pair_t *pairs, size_t n,
+                       bool *new_p, size_t *n_new)
+{
+    if (n_new)
+        *n_new = 0;
+    if (n == 0)
+        return 0;
+    int64_t *sorted = malloc(n * sizeof *sorted);
+    bool *fresh = calloc(n, sizeof *fresh);
+    s_buf_t a[A_COUNT];
+    memset(a, 0, sizeof a);
+    int rc = 0;
+    if (!sorted || !fresh) {
+        rc = store_fail(store, CAPA_ENOMEM, "out of memory for %zu pairs", n);
+        goto out;
+    }
+    rc = s_check_batch(store, pairs, n, sorted);
+    if (rc < 0)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        const store_pair_t *p = &pairs[i];
+        for (int k = 0; k < A_COUNT; k++)
+            s_sep(&a[k], i);
+        s_printf(&a[A_PAIR], "%" PRId64, p->pair_no);
+        if (p->task_id > 0)
+            s_printf(&a[A_TASK], "%" PRId64, p->task_id);
+        else
+            s_printf(&a[A_TASK], "NULL");
+        s_text(&a[A_WORKER], p->worker_id);
+        s_text(&a[A_FEN], p->fen);
+        s_text(&a[A_FEN2], p->fen2);
+        s_text(&a[A_IMB], p->imbalance);
+        s_printf(&a[A_RES1], "%d", p->result[0]);
+        s_printf(&a[A_RES2], "%d", p->result[1]);
+        s_printf(&a[A_BW1], "%s", p->b_white[0] ? "t" : "f");
+        s_printf(&a[A_BW2], "%s", p->b_white[1] ? "t" : "f");
+        s_text(&a[A_END1], p->end[0]);
+        s_text(&a[A_END2], p->end[1]);
+        s_printf(&a[A_PLY1], "%d", p->plies[0]);
+        s_printf(&a[A_PLY2], "%d", p->plies[1]);
+        s_text(&a[A_MOV1], p->moves[0]);
+        s_text(&a[A_MOV2], p->moves[1]);
+        s_printf(&a[A_SCORE], "%d", p->score);
+        s_printf(&a[A_CPU], "%" PRId64, p->cpu_ms);
+    }
+    const char *params[1 + A_COUNT];
+    char rb[24];
+    params[0] = store_i64(rb, run_id);
+    for (int k = 0; k < A_COUNT; k++) {
+        s_putc(&a[k], '}');
+        if (a[k].oom) {
+            rc = store_fail(store, CAPA_ENOMEM, "out of memory building a batch of %zu pairs", n);
+            goto out;
+        }
+        params[1 + k] = a[k].s;
+    }
+    PGresult *res;
+    rc = store_exec(store, "insert pairs", s_insert_sql, 1 + A_COUNT, params, &res);
+    if (rc < 0)
+        goto out;
+    /* The statement committed (autocommit); mark which pair numbers were new. */
+    int rows = PQntuples(res);
+    for (int r = 0; r < rows; r++) {
+        int64_t no = store_get_i64(res, r, 0);
+        int64_t *hit = bsearch(&no, sorted, n, sizeof *sorted, s_cmp_i64);
+        if (hit)
+            fresh[hit - sorted] = true;
+    }
+    PQclear(res);
+    if (n_new)
+        *n_new = (size_t) rows;
+    if (new_p)
+        for (size_t i = 0; i < n; i++) {
+            int64_t *hit = bsearch(&pairs[i].pair_no, sorted, n, sizeof *sorted, s_cmp_i64);
+            new_p[i] = hit && fresh[hit - sorted];
+        }
+out:
+    for (int k = 0; k < A_COUNT; k++)
+        free(a[k].s);
+    free(sorted);
+    free(fresh);
+    return rc;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+int store_pairs_stored(store_t *store, int64_t run_id, store_range_t **ranges_p, size_t *n_out)
+{
+    *ranges_p = NULL;
+    *n_out = 0;
+    char rb[24];
+    const char *params[] = { store_i64(rb, run_id) };
+    PGresult *res;
+    int rc = store_exec(store, "stored pairs",
+                        "SELECT 0, $1::bigint, min(pair_no), max(pair_no) FROM ("
+                        " SELECT pair_no, pair_no - row_number() OVER (ORDER BY pair_no) AS grp"
+                        " FROM pairs WHERE run_id = $1::bigint) s"
+                        " GROUP BY grp ORDER BY min(pair_no)",
+                        1, params, &res);
+    if (rc < 0)
+        return rc;
+    rc = store_ranges_from(store, res, ranges_p, n_out);
+    PQclear(res);
+    return rc;
+}
+
+static int s_totals(store_t *store, int64_t run_id, const char *what, const char *sql,
+                    store_totals_t *out)
+{
+    memset(out, 0, sizeof *out);
+    char rb[24];
+    const char *params[] = { store_i64(rb, run_id) };
+    PGresult *res;
+    int rc = store_exec(store, what, sql, 1, params, &res);
+    if (rc < 0)
+        return rc;
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        return store_fail(store, CAPA_ENOTFOUND, "no run %lld", (long long) run_id);
+    }
+    out->pairs = store_get_i64(res, 0, 0);
+    for (int i = 0; i < 5; i++)
+        out->penta[i] = store_get_i64(res, 0, 1 + i);
+    out->wins = store_get_i64(res, 0, 6);
+    out->draws = store_get_i64(res, 0, 7);
+    out->losses = store_get_i64(res, 0, 8);
+    out->cpu_ms = store_get_i64(res, 0, 9);
+    PQclear(res);
+    return 0;
+}
+
+int store_run_totals(store_t *store, int64_t run_id, store_totals_t *out)
+{
+    return s_totals(store, run_id, "run totals",
+                    "SELECT pairs_done, penta0, penta1, penta2, penta3, penta4, wins, draws,"
+                    " losses, cpu_ms FROM runs WHERE id = $1::bigint",
+                    out);
+}
+
+int store_run_recount(store_t *store, int64_t run_id, store_totals_t *out)
+{
+    return s_totals(store, run_id, "run recount",
+                    "SELECT pairs_done, penta0, penta1, penta2, penta3, penta4, wins, draws,"
+                    " losses, cpu_ms FROM run_totals_recount WHERE run_id = $1::bigint",
+                    out);
+}
+
+int store_pairs_list(store_t *store, int64_t run_id, int64_t from, size_t limit,
+                     store_pair_row_t **rows_p, size_t *n_out)
+{
+    *rows_p = NULL;
+    *n_out = 0;
+    char rb[24], fb[24], lb[24];
+    const char *params[] = { store_i64(rb, run_id), store_i64(fb, from),
+                             store_i64(lb, limit ? (int64_t) limit : 1000) };
+    PGresult *res;
+    int rc = store_exec(store, "list pairs",
+                        "SELECT pair_no, task_id, worker_id, fen, fen2, imbalance, result1,"
+                        " result2, b_white1, b_white2, end1, end2, plies1, plies2, score, cpu_ms,"
+                        " epoch_ms(stored_at), excluded,"
+                        " CASE WHEN verified IS NULL THEN -1 WHEN verified THEN 1 ELSE 0 END"
+                        " FROM pairs WHERE run_id = $1::bigint AND pair_no >= $2::bigint"
+                        " ORDER BY pair_no LIMIT $3::bigint",
+                        3, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    if (rows > 0) {
+        store_pair_row_t *v = calloc((size_t) rows, sizeof *v);
+        if (!v) {
+            PQclear(res);
+            return store_fail(store, CAPA_ENOMEM, "out of memory for %d pairs", rows);
+        }
+        for (int i = 0; i < rows; i++) {
+            store_pair_row_t *p = &v[i];
+            p->pair_no = store_get_i64(res, i, 0);
+            p->task_id = store_get_i64(res, i, 1);
+            store_get_text(res, i, 2, p->worker_id, sizeof p->worker_id);
+            store_get_text(res, i, 3, p->fen, sizeof p->fen);
+            store_get_text(res, i, 4, p->fen2, sizeof p->fen2);
+            store_get_text(res, i, 5, p->imbalance, sizeof p->imbalance);
+            p->result[0] = store_get_int(res, i, 6);
+            p->result[1] = store_get_int(res, i, 7);
+            p->b_white[0] = store_get_bool(res, i, 8);
+            p->b_white[1] = store_get_bool(res, i, 9);
+            store_get_text(res, i, 10, p->end[0], sizeof p->end[0]);
+            store_get_text(res, i, 11, p->end[1], sizeof p->end[1]);
+            p->plies[0] = store_get_int(res, i, 12);
+            p->plies[1] = store_get_int(res, i, 13);
+            p->score = store_get_int(res, i, 14);
+            p->cpu_ms = store_get_i64(res, i, 15);
+            p->stored_at_ms = store_get_i64(res, i, 16);
+            p->excluded = store_get_bool(res, i, 17);
+            p->verified = store_get_int(res, i, 18);
+        }
+        *rows_p = v;
+        *n_out = (size_t) rows;
+    }
+    PQclear(res);
+    return 0;
+}
+
+int store_pair_set_verified(store_t *store, int64_t run_id, int64_t pair_no, bool reproduced,
+                            const char *by_worker)
+{
+    char rb[24], pb[24];
+    const char *params[] = { store_i64(rb, run_id), store_i64(pb, pair_no), reproduced ? "t" : "f",
+                             by_worker };
+    PGresult *res;
+    int rc = store_exec(store, "verify pair",
+                        "UPDATE pairs SET verified = $3::boolean, verified_by = $4,"
+                        " verified_at = now()"
+                        " WHERE run_id = $1::bigint AND pair_no = $2::bigint RETURNING pair_no",
+                        4, params, &res);
+    if (rc < 0)
+        return rc;
+    if (PQntuples(res) == 0)
+        rc = store_fail(store, CAPA_ENOTFOUND, "no pair %lld in run %lld", (long long) pair_no,
+                        (long long) run_id);
+    PQclear(res);
+    return rc;
+}
+
+int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **rows_p,
+                          size_t *n_out)
+{
+    *rows_p = NULL;
+    *n_out = 0;
+    char rb[24];
+    const char *params[] = { store_i64(rb, run_id) };
+    PGresult *res;
+    int rc = store_exec(store, "imbalance games",
+                        "SELECT imbalance, b_white, wins, draws, losses FROM imbalance_games"
+                        " WHERE run_id = $1::bigint ORDER BY imbalance, b_white",
+                        1, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    if (rows > 0) {
+        store_imbalance_t *v = calloc((size_t) rows, sizeof *v);
+        if (!v) {
+            PQclear(res);
+            return store_fail(store, CAPA_ENOMEM, "out of memory for %d rows", rows);
+        }
+        for (int i = 0; i < rows; i++) {
+            store_get_text(res, i, 0, v[i].imbalance, sizeof v[i].imbalance);
+            v[i].b_white = store_get_bool(res, i, 1);
+            v[i].wins = store_get_i64(res, i, 2);
+            v[i].draws = store_get_i64(res, i, 3);
+            v[i].losses = store_get_i64(res, i, 4);
+        }
+        *rows_p = v;
+        *n_out = (size_t) rows;
+    }
+    PQclear(res);
+    return 0;
+}

@@ -1,0 +1,117 @@
+/* store_reports.c - what the coordinator computes and keeps: SPSA history and
+ * estimate reports. */
+#include "store_int.h"
+
+#include "err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int store_spsa_append(store_t *store, int64_t run_id, int64_t iteration, const char *theta_json,
+                      const char *info_json)
+{
+    if (!theta_json)
+        return store_fail(store, CAPA_EINVAL, "an SPSA step needs theta");
+    char rb[24], ib[24];
+    const char *params[] = { store_i64(rb, run_id), store_i64(ib, iteration), theta_json,
+                             info_json };
+    int rc = store_exec(store, "append SPSA step",
+                        "INSERT INTO spsa_history (run_id, iteration, theta, info)"
+                        " VALUES ($1::bigint, $2::bigint, $3::jsonb, $4::jsonb)",
+                        4, params, NULL);
+    if (rc == CAPA_EDUP)
+        return store_fail(store, CAPA_EDUP, "run %lld already has SPSA iteration %lld",
+                          (long long) run_id, (long long) iteration);
+    return rc;
+}
+
+void store_spsa_list_free(store_spsa_step_t **steps_p, size_t n)
+{
+    if (!steps_p || !*steps_p)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        free((*steps_p)[i].theta);
+        free((*steps_p)[i].info);
+    }
+    free(*steps_p);
+    *steps_p = NULL;
+}
+
+int store_spsa_list(store_t *store, int64_t run_id, store_spsa_step_t **steps_p, size_t *n_out)
+{
+    *steps_p = NULL;
+    *n_out = 0;
+    char rb[24];
+    const char *params[] = { store_i64(rb, run_id) };
+    PGresult *res;
+    int rc = store_exec(store, "list SPSA steps",
+                        "SELECT iteration, theta::text, info::text, epoch_ms(recorded_at)"
+                        " FROM spsa_history WHERE run_id = $1::bigint ORDER BY iteration",
+                        1, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    if (rows > 0) {
+        store_spsa_step_t *v = calloc((size_t) rows, sizeof *v);
+        bool oom = v == NULL;
+        for (int i = 0; v && i < rows; i++) {
+            v[i].iteration = store_get_i64(res, i, 0);
+            v[i].theta = store_get_dup(res, i, 1, &oom);
+            v[i].info = store_get_dup(res, i, 2, &oom);
+            v[i].recorded_at_ms = store_get_i64(res, i, 3);
+        }
+        if (oom) {
+            store_spsa_list_free(&v, (size_t) rows);
+            PQclear(res);
+            return store_fail(store, CAPA_ENOMEM, "out of memory for %d SPSA steps", rows);
+        }
+        *steps_p = v;
+        *n_out = (size_t) rows;
+    }
+    PQclear(res);
+    return 0;
+}
+
+int store_estimate_put(store_t *store, int64_t run_id, int64_t pairs_used, const char *report_json)
+{
+    if (!report_json)
+        return store_fail(store, CAPA_EINVAL, "an estimate needs a report");
+    char rb[24], pb[24];
+    const char *params[] = { store_i64(rb, run_id), store_i64(pb, pairs_used), report_json };
+    return store_exec(store, "put estimate",
+                      "INSERT INTO estimates (run_id, pairs_used, report)"
+                      " VALUES ($1::bigint, $2::bigint, $3::jsonb)"
+                      " ON CONFLICT (run_id) DO UPDATE SET report = EXCLUDED.report,"
+                      "  pairs_used = EXCLUDED.pairs_used, computed_at = now()",
+                      3, params, NULL);
+}
+
+int store_estimate_get(store_t *store, int64_t run_id, char **report_p, int64_t *pairs_used,
+                       int64_t *computed_at_ms)
+{
+    *report_p = NULL;
+    char rb[24];
+    const char *params[] = { store_i64(rb, run_id) };
+    PGresult *res;
+    int rc = store_exec(store, "get estimate",
+                        "SELECT report::text, pairs_used, epoch_ms(computed_at) FROM estimates"
+                        " WHERE run_id = $1::bigint",
+                        1, params, &res);
+    if (rc < 0)
+        return rc;
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        return store_fail(store, CAPA_ENOTFOUND, "run %lld has no estimate yet",
+                          (long long) run_id);
+    }
+    bool oom = false;
+    *report_p = store_get_dup(res, 0, 0, &oom);
+    if (pairs_used)
+        *pairs_used = store_get_i64(res, 0, 1);
+    if (computed_at_ms)
+        *computed_at_ms = store_get_i64(res, 0, 2);
+    PQclear(res);
+    if (oom)
+        return store_fail(store, CAPA_ENOMEM, "out of memory reading an estimate");
+    return 0;
+}

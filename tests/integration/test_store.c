@@ -1,0 +1,844 @@
+/* test_store.c - the PostgreSQL store against a real server (ctest fixture
+ * "pg"): migrations, idempotent pair batches, totals, leases, reconnects,
+ * contributors and workers. Each process works in its own database. */
+#include "check.h"
+#include "pgtest.h"
+
+#include "err.h"
+#include "log.h"
+#include "store.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+static char s_conninfo[512];   /* the migrated database of this process */
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static store_t *s_open(void)
+{
+    char err[256];
+    store_t *st = NULL;
+    int rc = store_open(s_conninfo, &st, err, sizeof err);
+    CHECK_MSG(rc == 0, "store_open: %s", err);
+    return st;
+}
+
+/* A fresh store on the shared, migrated database (migrated once per process). */
+static store_t *s_store(void)
+{
+    static bool ready;
+    if (!ready) {
+        CHECK(pgtest_create_db("store", s_conninfo, sizeof s_conninfo) == 0);
+        store_t *st = s_open();
+        int rc = store_migrate(st, CAPA_SOURCE_DIR "/sql", NULL);
+        CHECK_MSG(rc == 0, "migrate: %s", store_last_error(st));
+        store_destroy(&st);
+        ready = true;
+    }
+    return s_open();
+}
+
+static int64_t s_contributor(store_t *st, const char *name)
+{
+    /* A hash derived from the name: 64 hex digits. */
+    char hash[65];
+    unsigned h = 2166136261u;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char) *p) * 16777619u;
+    for (int i = 0; i < 8; i++)
+        snprintf(hash + 8 * i, 9, "%08x", h * (unsigned) (i + 1) + (unsigned) i);
+    int64_t id = 0;
+    int rc = store_contributor_add(st, name, hash, false, &id);
+    CHECK_MSG(rc == 0, "contributor_add: %s", store_last_error(st));
+    return id;
+}
+
+static void s_worker(store_t *st, const char *id, int64_t contributor)
+{
+    store_worker_t w = { .contributor_id = contributor, .cores = 4, .concurrency = 4,
+                         .bench_signature = 4211337, .nps = 1.25e6 };
+    snprintf(w.id, sizeof w.id, "%s", id);
+    snprintf(w.name, sizeof w.name, "box %s", id);
+    snprintf(w.engine_version, sizeof w.engine_version, "capa-engine 0.1.0");
+    int rc = store_worker_upsert(st, &w);
+    CHECK_MSG(rc == 0, "worker_upsert: %s", store_last_error(st));
+}
+
+static int64_t s_run(store_t *st, store_run_kind_t kind, int64_t planned)
+{
+    store_run_t run = { .kind = kind, .name = "test run", .doc = "{\"kind\": \"test\"}",
+                        .seed = 42, .pairs_planned = planned };
+    int64_t id = 0;
+    int rc = store_run_insert(st, &run, &id);
+    CHECK_MSG(rc == 0, "run_insert: %s", store_last_error(st));
+    return id;
+}
+
+/* Pair k with a result pattern from k: B's score cycles through 0..4. */
+static store_pair_t s_pair(int64_t k, const char *worker)
+{
+    static const int res[5][2] = { { 2, 0 }, { 2, 1 }, { 1, 1 }, { 0, 1 }, { 0, 2 } };
+    /* Game 1: A has White (b_white false); game 2: B has White. B's score =
+     * (2 - r1) + r2; with the table above that is 0, 1, 2, 3, 4 for k % 5. */
+    const int *r = res[k % 5];
+    store_pair_t p = {
+        .pair_no = k, .worker_id = worker,
+        .fen = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+        .result = { r[0], r[1] }, .b_white = { false, true },
+        .end = { "checkmate", "adjudication_draw" }, .plies = { 80, 120 },
+        .score = (2 - r[0]) + r[1], .cpu_ms = 1000 + k,
+    };
+    return p;
+}
+
+static void s_check_totals_equal(const store_totals_t *a, const store_totals_t *b)
+{
+    CHECK_EQ_INT(a->pairs, b->pairs);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ_INT(a->penta[i], b->penta[i]);
+    CHECK_EQ_INT(a->wins, b->wins);
+    CHECK_EQ_INT(a->draws, b->draws);
+    CHECK_EQ_INT(a->losses, b->losses);
+    CHECK_EQ_INT(a->cpu_ms, b->cpu_ms);
+}
+
+/* A raw libpq query returning the first value as an integer (-1 on error). */
+static long long s_scalar(const char *conninfo, const char *sql)
+{
+    PGconn *c = PQconnectdb(conninfo);
+    long long v = -1;
+    if (PQstatus(c) == CONNECTION_OK) {
+        PGresult *r = PQexec(c, sql);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+            v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        PQclear(r);
+    }
+    PQfinish(c);
+    return v;
+}
+
+static void s_copy_file(const char *from, const char *to, const char *append)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    CHECK(in && out);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        CHECK(fwrite(buf, 1, n, out) == n);
+    if (append)
+        fputs(append, out);
+    fclose(in);
+    fclose(out);
+}
+
+/* ---- migrations ------------------------------------------------------------ */
+
+static void migrations_apply_once_and_are_idempotent(void)
+{
+    char ci[512];
+    CHECK(pgtest_create_db("store_mig", ci, sizeof ci) == 0);
+    char err[256];
+    store_t *st = NULL;
+    CHECK(store_open(ci, &st, err, sizeof err) == 0);
+    int applied = -1;
+    CHECK_MSG(store_migrate(st, CAPA_SOURCE_DIR "/sql", &applied) == 0, "%s",
+              store_last_error(st));
+    CHECK(applied >= 1);
+    long long files = s_scalar(ci, "SELECT count(*) FROM schema_migrations");
+    CHECK_EQ_INT(files, applied);
+    CHECK(store_migrate(st, CAPA_SOURCE_DIR "/sql", &applied) == 0);
+    CHECK_EQ_INT(applied, 0);
+    CHECK_EQ_INT(s_scalar(ci, "SELECT count(*) FROM schema_migrations"), files);
+    CHECK_EQ_INT(s_scalar(ci, "SELECT count(*) FROM pg_tables WHERE tablename = 'pairs'"), 1);
+    store_destroy(&st);
+    CHECK(st == NULL);
+}
+
+static void a_changed_migration_is_refused(void)
+{
+    char ci[512];
+    CHECK(pgtest_create_db("store_changed", ci, sizeof ci) == 0);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/store_changed_%ld", CAPA_BINARY_DIR, (long) getpid());
+    mkdir(dir, 0755);
+    char path[512];
+    snprintf(path, sizeof path, "%s/001_init.sql", dir);
+    s_copy_file(CAPA_SOURCE_DIR "/sql/001_init.sql", path, NULL);
+
+    char err[256];
+    store_t *st = NULL;
+    CHECK(store_open(ci, &st, err, sizeof err) == 0);
+    CHECK_MSG(store_migrate(st, dir, NULL) == 0, "%s", store_last_error(st));
+    s_copy_file(CAPA_SOURCE_DIR "/sql/001_init.sql", path, "-- an edit after the fact\n");
+    CHECK_EQ_INT(store_migrate(st, dir, NULL), CAPA_ESTATE);
+    CHECK(strstr(store_last_error(st), "001_init.sql") != NULL);
+    CHECK(strstr(store_last_error(st), "changed") != NULL);
+
+    /* A new numbered file after a clean one is applied; a broken one is not
+     * recorded and leaves nothing behind. */
+    s_copy_file(CAPA_SOURCE_DIR "/sql/001_init.sql", path, NULL);
+    char path2[512];
+    snprintf(path2, sizeof path2, "%s/900_broken.sql", dir);
+    FILE *f = fopen(path2, "w");
+    CHECK(f);
+    fputs("CREATE TABLE half_done (x int);\nSELECT no_such_function();\n", f);
+    fclose(f);
+    CHECK_EQ_INT(store_migrate(st, dir, NULL), CAPA_EDB);
+    CHECK(strstr(store_last_error(st), "900_broken.sql") != NULL);
+    CHECK_EQ_INT(s_scalar(ci, "SELECT count(*) FROM pg_tables WHERE tablename = 'half_done'"), 0);
+    CHECK_EQ_INT(s_scalar(ci, "SELECT count(*) FROM schema_migrations WHERE version = 900"), 0);
+    unlink(path2);
+    CHECK(store_migrate(st, dir, NULL) == 0);
+    store_destroy(&st);
+    unlink(path);
+    rmdir(dir);
+}
+
+typedef struct {
+    const char *conninfo;
+    int rc, applied;
+} s_migrator_t;
+
+static void *s_migrate_thread(void *arg)
+{
+    s_migrator_t *m = arg;
+    char err[256];
+    store_t *st = NULL;
+    m->rc = store_open(m->conninfo, &st, err, sizeof err);
+    if (m->rc == 0)
+        m->rc = store_migrate(st, CAPA_SOURCE_DIR "/sql", &m->applied);
+    store_destroy(&st);
+    return NULL;
+}
+
+static void two_coordinators_migrating_at_once_apply_each_migration_once(void)
+{
+    char ci[512];
+    CHECK(pgtest_create_db("store_race", ci, sizeof ci) == 0);
+    s_migrator_t m[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) {
+        m[i] = (s_migrator_t) { .conninfo = ci, .rc = -100, .applied = 0 };
+        CHECK(pthread_create(&t[i], NULL, s_migrate_thread, &m[i]) == 0);
+    }
+    int total = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_EQ_INT(m[i].rc, 0);
+        total += m[i].applied;
+    }
+    CHECK_EQ_INT(total, s_scalar(ci, "SELECT count(*) FROM schema_migrations"));
+    CHECK(total >= 1);
+}
+
+/* ---- pairs ----------------------------------------------------------------- */
+
+static void a_batch_is_stored_once_and_a_replay_is_all_duplicates(void)
+{
+    store_t *st = s_store();
+    int64_t c = s_contributor(st, "batch owner");
+    s_worker(st, "w-batch", c);
+    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    store_pair_t p[10];
+    for (int i = 0; i < 10; i++)
+        p[i] = s_pair(100 + i, "w-batch");
+    bool fresh[10];
+    size_t n_new = 99;
+    CHECK_MSG(store_insert_pairs(st, run, p, 10, fresh, &n_new) == 0, "%s", store_last_error(st));
+    CHECK_EQ_INT(n_new, 10);
+    for (int i = 0; i < 10; i++)
+        CHECK(fresh[i]);
+    CHECK(store_insert_pairs(st, run, p, 10, fresh, &n_new) == 0);
+    CHECK_EQ_INT(n_new, 0);
+    for (int i = 0; i < 10; i++)
+        CHECK(!fresh[i]);
+    store_totals_t t;
+    CHECK(store_run_totals(st, run, &t) == 0);
+    CHECK_EQ_INT(t.pairs, 10);
+    CHECK_EQ_INT(t.penta[0] + t.penta[1] + t.penta[2] + t.penta[3] + t.penta[4], 10);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ_INT(t.penta[i], 2);
+    CHECK_EQ_INT(t.wins + t.draws + t.losses, 20);
+    store_worker_t w;
+    CHECK(store_worker_get(st, "w-batch", &w) == 0);
+    CHECK_EQ_INT(w.pairs, 10);
+    CHECK_EQ_INT(w.games, 20);
+    free(w.host_info);
+    store_destroy(&st);
+}
+
+static void a_partly_replayed_batch_reports_new_and_duplicate_pairs(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    store_pair_t p[6];
+    for (int i = 0; i < 6; i++)
+        p[i] = s_pair(i, NULL);
+    CHECK(store_insert_pairs(st, run, p + 2, 2, NULL, NULL) == 0);   /* pairs 2, 3 */
+    /* Out of order on purpose: 5, 3, 0, 2, 4, 1. */
+    store_pair_t q[6] = { p[5], p[3], p[0], p[2], p[4], p[1] };
+    bool fresh[6];
+    size_t n_new;
+    CHECK(store_insert_pairs(st, run, q, 6, fresh, &n_new) == 0);
+    CHECK_EQ_INT(n_new, 4);
+    bool want[6] = { true, false, true, false, true, true };
+    for (int i = 0; i < 6; i++)
+        CHECK_MSG(fresh[i] == want[i], "pair %lld: fresh %d", (long long) q[i].pair_no, fresh[i]);
+    store_totals_t t;
+    CHECK(store_run_totals(st, run, &t) == 0);
+    CHECK_EQ_INT(t.pairs, 6);
+    store_destroy(&st);
+}
+
+static void a_bad_batch_stores_nothing(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    store_pair_t p[3] = { s_pair(1, NULL), s_pair(2, NULL), s_pair(1, NULL) };
+    CHECK_EQ_INT(store_insert_pairs(st, run, p, 3, NULL, NULL), CAPA_EINVAL);
+    CHECK(strstr(store_last_error(st), "twice") != NULL);
+    p[2] = s_pair(3, NULL);
+    p[2].score = (p[2].score + 1) % 5;
+    CHECK_EQ_INT(store_insert_pairs(st, run, p, 3, NULL, NULL), CAPA_EINVAL);
+    p[2] = s_pair(3, NULL);
+    p[2].b_white[0] = true;
+    CHECK_EQ_INT(store_insert_pairs(st, run, p, 3, NULL, NULL), CAPA_EINVAL);
+    /* A value only the schema rejects (a too long FEN) aborts the whole batch. */
+    char fen[300];
+    memset(fen, 'p', sizeof fen - 1);
+    fen[sizeof fen - 1] = '\0';
+    p[2] = s_pair(3, NULL);
+    p[2].fen = fen;
+    CHECK_EQ_INT(store_insert_pairs(st, run, p, 3, NULL, NULL), CAPA_EINVAL);
+    /* Unknown run and unknown worker. */
+    p[2] = s_pair(3, NULL);
+    CHECK_EQ_INT(store_insert_pairs(st, run + 100000, p, 3, NULL, NULL), CAPA_ENOTFOUND);
+    p[2].worker_id = "nobody";
+    CHECK_EQ_INT(store_insert_pairs(st, run, p, 3, NULL, NULL), CAPA_ENOTFOUND);
+    store_totals_t t;
+    CHECK(store_run_totals(st, run, &t) == 0);
+    CHECK_EQ_INT(t.pairs, 0);
+    store_range_t *r;
+    size_t n;
+    CHECK(store_pairs_stored(st, run, &r, &n) == 0);
+    CHECK_EQ_INT(n, 0);
+    CHECK(store_insert_pairs(st, run, p, 0, NULL, NULL) == 0);
+    store_destroy(&st);
+}
+
+static void totals_equal_a_recount_of_the_pairs(void)
+{
+    store_t *st = s_store();
+    int64_t c = s_contributor(st, "recount");
+    s_worker(st, "w-good", c);
+    s_worker(st, "w-bad", c);
+    int64_t run = s_run(st, STORE_RUN_SPRT, 100000);
+    /* Batches of varying size with overlaps (replays), from two workers. */
+    uint64_t x = 88172645463325252ull;
+    store_pair_t batch[64];
+    for (int b = 0; b < 60; b++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t start = (int64_t) (x % 900);
+        int len = 1 + (int) ((x >> 20) % 64);
+        for (int i = 0; i < len; i++) {
+            batch[i] = s_pair(start + i, (b % 3 == 0) ? "w-bad" : "w-good");
+            /* Vary the results beyond k % 5 too. */
+            if ((x >> (i % 40)) & 1) {
+                batch[i].result[0] = 1;
+                batch[i].result[1] = 1;
+                batch[i].score = 2;
+            }
+        }
+        CHECK_MSG(store_insert_pairs(st, run, batch, (size_t) len, NULL, NULL) == 0, "%s",
+                  store_last_error(st));
+    }
+    store_totals_t kept, recount;
+    CHECK(store_run_totals(st, run, &kept) == 0);
+    CHECK(store_run_recount(st, run, &recount) == 0);
+    s_check_totals_equal(&kept, &recount);
+    CHECK(kept.pairs > 100);
+    CHECK_EQ_INT(kept.wins + kept.draws + kept.losses, 2 * kept.pairs);
+
+    /* Flagging a worker takes its pairs out of both. */
+    size_t excluded = 0;
+    CHECK(store_worker_flag(st, "w-bad", "games do not reproduce", &excluded) == 0);
+    CHECK(excluded > 0);
+    CHECK(store_run_totals(st, run, &kept) == 0);
+    CHECK(store_run_recount(st, run, &recount) == 0);
+    s_check_totals_equal(&kept, &recount);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(kept.pairs + (int64_t) excluded, s_scalar(s_conninfo, sql));
+    /* Later pairs of the flagged worker are stored, excluded. */
+    store_pair_t late = s_pair(99999, "w-bad");
+    size_t n_new;
+    CHECK(store_insert_pairs(st, run, &late, 1, NULL, &n_new) == 0);
+    CHECK_EQ_INT(n_new, 1);
+    store_totals_t after;
+    CHECK(store_run_totals(st, run, &after) == 0);
+    CHECK_EQ_INT(after.pairs, kept.pairs);
+    CHECK(store_run_recount(st, run, &recount) == 0);
+    s_check_totals_equal(&after, &recount);
+    store_worker_t w;
+    CHECK(store_worker_get(st, "w-bad", &w) == 0);
+    CHECK(w.flagged);
+    CHECK_EQ_STR(w.flag_reason, "games do not reproduce");
+    free(w.host_info);
+    store_destroy(&st);
+}
+
+static void stored_pairs_come_back_as_ranges(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    int64_t nos[] = { 0, 1, 2, 5, 7, 8, 9, 10, 20 };
+    store_pair_t p[9];
+    for (int i = 0; i < 9; i++)
+        p[i] = s_pair(nos[i], NULL);
+    CHECK(store_insert_pairs(st, run, p, 9, NULL, NULL) == 0);
+    store_range_t *r;
+    size_t n;
+    CHECK(store_pairs_stored(st, run, &r, &n) == 0);
+    CHECK_EQ_INT(n, 4);
+    int64_t want[4][2] = { { 0, 2 }, { 5, 5 }, { 7, 10 }, { 20, 20 } };
+    for (size_t i = 0; i < n; i++) {
+        CHECK_EQ_INT(r[i].run_id, run);
+        CHECK_EQ_INT(r[i].first, want[i][0]);
+        CHECK_EQ_INT(r[i].last, want[i][1]);
+    }
+    free(r);
+    store_pair_row_t *rows;
+    CHECK(store_pairs_list(st, run, 7, 3, &rows, &n) == 0);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(rows[0].pair_no, 7);
+    CHECK_EQ_INT(rows[2].pair_no, 9);
+    CHECK_EQ_INT(rows[0].score, p[4].score);
+    CHECK_EQ_STR(rows[0].end[0], "checkmate");
+    CHECK_EQ_INT(rows[0].verified, -1);
+    free(rows);
+    CHECK(store_pair_set_verified(st, run, 7, true, NULL) == 0);
+    CHECK_EQ_INT(store_pair_set_verified(st, run, 6, true, NULL), CAPA_ENOTFOUND);
+    CHECK(store_pairs_list(st, run, 7, 1, &rows, &n) == 0);
+    CHECK_EQ_INT(rows[0].verified, 1);
+    free(rows);
+    store_destroy(&st);
+}
+
+static void imbalance_games_are_counted_from_the_side_under_test(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, STORE_RUN_VALUES, 1000);
+    store_pair_t p[3];
+    for (int i = 0; i < 3; i++) {
+        p[i] = s_pair(i, NULL);
+        p[i].imbalance = i < 2 ? "A vs C" : "C vs Q";
+        p[i].fen2 = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKB1NR w KQkq - 0 1";
+    }
+    /* Pair 0: B loses both; pair 1: B loses game 1 (Black), draws game 2 (White). */
+    CHECK(store_insert_pairs(st, run, p, 3, NULL, NULL) == 0);
+    store_imbalance_t *v;
+    size_t n;
+    CHECK(store_imbalance_games(st, run, &v, &n) == 0);
+    CHECK_EQ_INT(n, 4);
+    CHECK_EQ_STR(v[0].imbalance, "A vs C");
+    CHECK(!v[0].b_white);   /* B as Black: both games lost */
+    CHECK_EQ_INT(v[0].wins, 0);
+    CHECK_EQ_INT(v[0].draws, 0);
+    CHECK_EQ_INT(v[0].losses, 2);
+    CHECK(v[1].b_white);    /* B as White: pair 0 game 2 lost, pair 1 game 2 drawn */
+    CHECK_EQ_INT(v[1].wins, 0);
+    CHECK_EQ_INT(v[1].draws, 1);
+    CHECK_EQ_INT(v[1].losses, 1);
+    CHECK_EQ_STR(v[2].imbalance, "C vs Q");
+    free(v);
+    store_destroy(&st);
+}
+
+/* ---- leases ---------------------------------------------------------------- */
+
+static void expired_leases_return_exactly_the_unstored_pairs(void)
+{
+    store_t *st = s_store();
+    int64_t c = s_contributor(st, "lease owner");
+    s_worker(st, "w-lease", c);
+    int64_t run = s_run(st, STORE_RUN_SPRT, 100);
+    int64_t live = 0, dead = 0;
+    CHECK(store_task_create(st, run, "w-lease", 0, 9, 0, &dead) == 0);
+    CHECK(store_task_create(st, run, "w-lease", 10, 19, 3600 * 1000, &live) == 0);
+    /* Overlaps, bad ranges, unknown worker, beyond the plan. */
+    CHECK_EQ_INT(store_task_create(st, run, "w-lease", 5, 12, 1000, NULL), CAPA_EDUP);
+    CHECK_EQ_INT(store_task_create(st, run, "w-lease", 30, 29, 1000, NULL), CAPA_ERANGE);
+    CHECK_EQ_INT(store_task_create(st, run, "nobody", 30, 39, 1000, NULL), CAPA_ENOTFOUND);
+    CHECK_EQ_INT(store_task_create(st, run, "w-lease", 95, 100, 1000, NULL), CAPA_ERANGE);
+    CHECK_EQ_INT(store_task_create(st, run + 100000, "w-lease", 0, 1, 1000, NULL), CAPA_ENOTFOUND);
+
+    /* Pairs 0-2, 5 and 9 of the dead lease arrived; 3-4 and 6-8 did not. */
+    int64_t got[] = { 0, 1, 2, 5, 9, 10 };
+    store_pair_t p[6];
+    for (int i = 0; i < 6; i++) {
+        p[i] = s_pair(got[i], "w-lease");
+        p[i].task_id = got[i] < 10 ? dead : live;
+    }
+    CHECK(store_insert_pairs(st, run, p, 6, NULL, NULL) == 0);
+    store_range_t *r;
+    size_t n;
+    CHECK_MSG(store_task_expire_due(st, &r, &n) == 0, "%s", store_last_error(st));
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(r[0].task_id, dead);
+    CHECK_EQ_INT(r[0].run_id, run);
+    CHECK_EQ_INT(r[0].first, 3);
+    CHECK_EQ_INT(r[0].last, 4);
+    CHECK_EQ_INT(r[1].first, 6);
+    CHECK_EQ_INT(r[1].last, 8);
+    free(r);
+    /* Expiring again finds nothing; the live lease is untouched. */
+    CHECK(store_task_expire_due(st, &r, &n) == 0);
+    CHECK_EQ_INT(n, 0);
+    store_task_t t;
+    CHECK(store_task_get(st, dead, &t) == 0);
+    CHECK_EQ_INT(t.status, STORE_TASK_EXPIRED);
+    CHECK(t.ended_at_ms > 0);
+    CHECK(store_task_get(st, live, &t) == 0);
+    CHECK_EQ_INT(t.status, STORE_TASK_ACTIVE);
+    CHECK_EQ_INT(t.first_pair, 10);
+    CHECK_EQ_STR(t.worker_id, "w-lease");
+    /* The freed numbers can be leased again. */
+    int64_t again = 0;
+    CHECK(store_task_create(st, run, "w-lease", 3, 4, 1000, &again) == 0);
+    CHECK(store_task_done(st, again) == 0);
+    CHECK_EQ_INT(store_task_done(st, again), CAPA_ESTATE);
+    CHECK_EQ_INT(store_task_extend(st, again, 1000), CAPA_ESTATE);
+    CHECK_EQ_INT(store_task_extend(st, 987654321, 1000), CAPA_ENOTFOUND);
+
+    /* A worker that says BYE gives back its unstored numbers at once. */
+    CHECK(store_task_unstored(st, live, &r, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(r[0].first, 11);
+    CHECK_EQ_INT(r[0].last, 19);
+    free(r);
+    CHECK(store_task_expire_worker(st, "w-lease", &r, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(r[0].task_id, live);
+    CHECK_EQ_INT(r[0].first, 11);
+    free(r);
+    CHECK_EQ_INT(store_task_expire(st, live, &r, &n), CAPA_ESTATE);
+    store_destroy(&st);
+}
+
+static void leases_survive_a_new_store_and_extend(void)
+{
+    store_t *st = s_store();
+    int64_t c = s_contributor(st, "restart owner");
+    s_worker(st, "w-restart", c);
+    int64_t run = s_run(st, STORE_RUN_SPSA, 500);
+    int64_t a = 0, b = 0;
+    CHECK(store_task_create(st, run, "w-restart", 0, 49, 60000, &a) == 0);
+    CHECK(store_task_create(st, run, "w-restart", 50, 99, 60000, &b) == 0);
+    store_destroy(&st);
+
+    /* "The coordinator restarts": a new store sees both leases. */
+    st = s_open();
+    store_task_t *tasks;
+    size_t n;
+    CHECK(store_task_list_active(st, &tasks, &n) == 0);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++)
+        if (tasks[i].id == a || tasks[i].id == b) {
+            seen++;
+            CHECK_EQ_STR(tasks[i].worker_id, "w-restart");
+            CHECK(tasks[i].expires_at_ms > tasks[i].issued_at_ms);
+        }
+    free(tasks);
+    CHECK_EQ_INT(seen, 2);
+    store_task_t before, after;
+    CHECK(store_task_get(st, a, &before) == 0);
+    size_t extended = 0;
+    CHECK(store_task_extend_worker(st, "w-restart", 120000, &extended) == 0);
+    CHECK_EQ_INT(extended, 2);
+    CHECK(store_task_get(st, a, &after) == 0);
+    CHECK(after.expires_at_ms > before.expires_at_ms);
+    /* Stopping the run cancels its leases. */
+    CHECK(store_run_set_status(st, run, STORE_RUN_STOPPED) == 0);
+    CHECK(store_task_get(st, b, &after) == 0);
+    CHECK_EQ_INT(after.status, STORE_TASK_CANCELLED);
+    CHECK_EQ_INT(store_task_create(st, run, "w-restart", 100, 109, 1000, NULL), CAPA_ESTATE);
+    store_destroy(&st);
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+static void runs_move_through_their_statuses(void)
+{
+    store_t *st = s_store();
+    int64_t c = s_contributor(st, "submitter");
+    store_run_t in = { .kind = STORE_RUN_VALUES, .name = "A vs C", .seed = -7,
+                       .doc = "{\"imbalances\": [\"A vs C\"], \"pairs\": 200}",
+                       .pairs_planned = 200, .priority = 5, .submitted_by = c };
+    int64_t id = 0;
+    CHECK(store_run_insert(st, &in, &id) == 0);
+    store_run_t r;
+    CHECK(store_run_get(st, id, &r) == 0);
+    CHECK_EQ_INT(r.kind, STORE_RUN_VALUES);
+    CHECK_EQ_INT(r.status, STORE_RUN_PENDING);
+    CHECK_EQ_STR(r.name, "A vs C");
+    CHECK_EQ_INT(r.seed, -7);
+    CHECK_EQ_INT(r.priority, 5);
+    CHECK_EQ_INT(r.submitted_by, c);
+    CHECK(strstr(r.doc, "\"imbalances\"") != NULL);
+    CHECK(r.created_at_ms > 0);
+    CHECK_EQ_INT(r.started_at_ms, 0);
+    store_run_clear(&r);
+
+    /* The highest priority comes first among runs to schedule. */
+    store_run_t *runs;
+    size_t n;
+    CHECK(store_run_next(st, 1, &runs, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK(runs[0].priority >= 5);
+    store_run_list_free(&runs, n);
+    CHECK(runs == NULL);
+
+    CHECK(store_run_set_status(st, id, STORE_RUN_RUNNING) == 0);
+    CHECK(store_run_set_state(st, id, "{\"theta\": [1.5, 2]}") == 0);
+    CHECK_EQ_INT(store_run_set_state(st, id, "{not json"), CAPA_EINVAL);
+    CHECK(store_run_finish(st, id, STORE_RUN_FINISHED, "{\"verdict\": \"H1\"}") == 0);
+    CHECK(store_run_get(st, id, &r) == 0);
+    CHECK_EQ_INT(r.status, STORE_RUN_FINISHED);
+    CHECK(r.started_at_ms > 0 && r.finished_at_ms >= r.started_at_ms);
+    CHECK(strstr(r.result, "H1") != NULL);
+    CHECK(strstr(r.state, "theta") != NULL);
+    store_run_clear(&r);
+    CHECK_EQ_INT(store_run_set_status(st, id, STORE_RUN_RUNNING), CAPA_ESTATE);
+    CHECK_EQ_INT(store_run_set_status(st, id + 100000, STORE_RUN_RUNNING), CAPA_ENOTFOUND);
+    CHECK_EQ_INT(store_run_get(st, id + 100000, &r), CAPA_ENOTFOUND);
+
+    store_run_filter_t f = { .status_mask = 1u << STORE_RUN_FINISHED,
+                             .kind_mask = 1u << STORE_RUN_VALUES, .limit = 10 };
+    CHECK(store_run_list(st, &f, &runs, &n) == 0);
+    CHECK(n >= 1);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_EQ_INT(runs[i].status, STORE_RUN_FINISHED);
+        CHECK(runs[i].doc == NULL);
+    }
+    CHECK_EQ_INT(runs[0].id, id);
+    store_run_list_free(&runs, n);
+    store_run_t bad = { .kind = STORE_RUN_SPRT, .name = "x", .doc = "[1, 2", .pairs_planned = 1 };
+    CHECK_EQ_INT(store_run_insert(st, &bad, NULL), CAPA_EINVAL);
+    store_destroy(&st);
+}
+
+static void spsa_history_and_estimates_round_trip(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, STORE_RUN_SPSA, 1000);
+    for (int i = 0; i < 3; i++) {
+        char theta[64];
+        snprintf(theta, sizeof theta, "{\"archbishop_mg\": %d}", 800 + i);
+        CHECK(store_spsa_append(st, run, i, theta, i == 1 ? "{\"c\": 4}" : NULL) == 0);
+    }
+    CHECK_EQ_INT(store_spsa_append(st, run, 1, "{}", NULL), CAPA_EDUP);
+    store_spsa_step_t *steps;
+    size_t n;
+    CHECK(store_spsa_list(st, run, &steps, &n) == 0);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(steps[2].iteration, 2);
+    CHECK(strstr(steps[2].theta, "802") != NULL);
+    CHECK(steps[0].info == NULL && steps[1].info != NULL);
+    store_spsa_list_free(&steps, n);
+
+    char *report = NULL;
+    CHECK_EQ_INT(store_estimate_get(st, run, &report, NULL, NULL), CAPA_ENOTFOUND);
+    CHECK(store_estimate_put(st, run, 10, "{\"A\": 8.1}") == 0);
+    CHECK(store_estimate_put(st, run, 20, "{\"A\": 8.3}") == 0);
+    int64_t used = 0, at = 0;
+    CHECK(store_estimate_get(st, run, &report, &used, &at) == 0);
+    CHECK(strstr(report, "8.3") != NULL);
+    CHECK_EQ_INT(used, 20);
+    CHECK(at > 0);
+    free(report);
+    store_destroy(&st);
+}
+
+/* ---- contributors and workers --------------------------------------------- */
+
+static void sql_injection_looking_names_are_stored_verbatim(void)
+{
+    store_t *st = s_store();
+    const char *evil = "Robert'); DROP TABLE pairs; -- \"\\ {,} NULL";
+    int64_t id = s_contributor(st, evil);
+    store_contributor_t c;
+    CHECK(store_contributor_get(st, id, &c) == 0);
+    CHECK_EQ_STR(c.name, evil);
+    CHECK_EQ_INT(s_scalar(s_conninfo, "SELECT count(*) FROM pg_tables WHERE tablename = 'pairs'"),
+                 1);
+    /* The same text through the array literals of a pair batch. */
+    s_worker(st, "w-evil", id);
+    int64_t run = s_run(st, STORE_RUN_VALUES, 10);
+    store_pair_t p = s_pair(3, "w-evil");
+    p.imbalance = evil;
+    p.end[1] = "\"},{NULL";
+    p.moves[0] = "a2a3 \\ \"";
+    CHECK_MSG(store_insert_pairs(st, run, &p, 1, NULL, NULL) == 0, "%s", store_last_error(st));
+    store_pair_row_t *rows;
+    size_t n;
+    CHECK(store_pairs_list(st, run, 0, 10, &rows, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_STR(rows[0].imbalance, evil);
+    CHECK_EQ_STR(rows[0].end[1], "\"},{NULL");
+    CHECK_EQ_STR(rows[0].worker_id, "w-evil");
+    free(rows);
+    store_run_t run_in = { .kind = STORE_RUN_SPRT, .name = (char *) evil, .doc = "{}",
+                           .pairs_planned = 1 };
+    int64_t rid;
+    CHECK(store_run_insert(st, &run_in, &rid) == 0);
+    store_run_t r;
+    CHECK(store_run_get(st, rid, &r) == 0);
+    CHECK_EQ_STR(r.name, evil);
+    store_run_clear(&r);
+    store_destroy(&st);
+}
+
+static void only_token_hashes_are_kept_and_revoked_tokens_fail(void)
+{
+    store_t *st = s_store();
+    /* A raw token (not a hex digest) is refused. */
+    CHECK_EQ_INT(store_contributor_add(st, "raw", "capa_Jq3xyzTOKEN", false, NULL), CAPA_EINVAL);
+    CHECK_EQ_INT(store_contributor_add(st, "short", "abcdef", false, NULL), CAPA_EINVAL);
+    CHECK_EQ_INT(store_contributor_add(st, "", "00112233445566778899aabbccddeeff", false, NULL),
+                 CAPA_EINVAL);
+    const char *hash = "4f2a9c1e0b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f";
+    int64_t id = 0;
+    CHECK(store_contributor_add(st, "alice", hash, true, &id) == 0);
+    CHECK_EQ_INT(store_contributor_add(st, "alice", "00112233445566778899aabbccddeeff", false,
+                                       NULL),
+                 CAPA_EDUP);
+    CHECK_EQ_INT(store_contributor_add(st, "alice2", hash, false, NULL), CAPA_EDUP);
+    store_contributor_t c;
+    CHECK(store_contributor_by_token(st, hash, &c) == 0);
+    CHECK_EQ_INT(c.id, id);
+    CHECK(c.is_admin);
+    CHECK_EQ_INT(store_contributor_by_token(st, "ffffffffffffffffffffffffffffffff", &c),
+                 CAPA_ENOTFOUND);
+    CHECK(store_contributor_revoke(st, id) == 0);
+    CHECK(store_contributor_revoke(st, id) == 0);
+    CHECK_EQ_INT(store_contributor_by_token(st, hash, &c), CAPA_EAUTH);
+    CHECK(c.revoked_at_ms > 0);
+    CHECK_EQ_INT(store_contributor_revoke(st, 987654321), CAPA_ENOTFOUND);
+    store_contributor_t *list;
+    size_t n;
+    CHECK(store_contributor_list(st, &list, &n) == 0);
+    bool found = false;
+    for (size_t i = 0; i < n; i++)
+        found |= list[i].id == id && strcmp(list[i].token_hash, hash) == 0;
+    free(list);
+    CHECK(found);
+    store_destroy(&st);
+}
+
+static void a_worker_id_cannot_be_taken_by_another_contributor(void)
+{
+    store_t *st = s_store();
+    int64_t a = s_contributor(st, "owner a");
+    int64_t b = s_contributor(st, "owner b");
+    s_worker(st, "shared-id", a);
+    store_worker_t w = { .contributor_id = b, .cores = 2, .concurrency = 2 };
+    snprintf(w.id, sizeof w.id, "shared-id");
+    CHECK_EQ_INT(store_worker_upsert(st, &w), CAPA_EAUTH);
+    /* The owner's HELLO updates the details. */
+    w.contributor_id = a;
+    w.cores = 16;
+    w.host_info = "{\"os\": \"Debian 12\"}";
+    CHECK(store_worker_upsert(st, &w) == 0);
+    store_worker_t got;
+    CHECK(store_worker_get(st, "shared-id", &got) == 0);
+    CHECK_EQ_INT(got.cores, 16);
+    CHECK_EQ_INT(got.contributor_id, a);
+    CHECK(got.host_info && strstr(got.host_info, "Debian") != NULL);
+    free(got.host_info);
+    snprintf(w.id, sizeof w.id, "bad id!");
+    CHECK_EQ_INT(store_worker_upsert(st, &w), CAPA_EINVAL);
+    CHECK_EQ_INT(store_worker_get(st, "nope", &got), CAPA_ENOTFOUND);
+    CHECK(store_worker_seen(st, "shared-id") == 0);
+    store_worker_t *list;
+    size_t n;
+    CHECK(store_worker_list(st, a, &list, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_STR(list[0].id, "shared-id");
+    store_worker_list_free(&list, n);
+    store_destroy(&st);
+}
+
+/* ---- the server goes away ---------------------------------------------------- */
+
+/* Registered as its own SERIAL ctest: it restarts and stops the shared cluster. */
+static void the_store_survives_a_postgresql_restart(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    store_pair_t p[4];
+    for (int i = 0; i < 4; i++)
+        p[i] = s_pair(i, NULL);
+    CHECK(store_insert_pairs(st, run, p, 2, NULL, NULL) == 0);
+
+    CHECK(pgtest_restart() == 0);
+    /* The next call reconnects by itself. */
+    size_t n_new = 0;
+    CHECK_MSG(store_insert_pairs(st, run, p, 4, NULL, &n_new) == 0, "%s", store_last_error(st));
+    CHECK_EQ_INT(n_new, 2);
+
+    /* While the server is down every call fails with CAPA_EDB (no crash).
+     * The server is started again before any CHECK can end the case. */
+    CHECK(pgtest_stop() == 0);
+    store_totals_t t;
+    int rc_totals = store_run_totals(st, run, &t);
+    size_t errlen = strlen(store_last_error(st));
+    int rc_insert = store_insert_pairs(st, run, p, 4, NULL, NULL);
+    int rc_ping = store_ping(st);
+    char err[256] = "";
+    store_t *other = NULL;
+    int rc_open = store_open(s_conninfo, &other, err, sizeof err);
+    int rc_start = pgtest_start();
+    CHECK(rc_start == 0);
+    CHECK_EQ_INT(rc_totals, CAPA_EDB);
+    CHECK(errlen > 0);
+    CHECK_EQ_INT(rc_insert, CAPA_EDB);
+    CHECK_EQ_INT(rc_ping, CAPA_EDB);
+    CHECK_EQ_INT(rc_open, CAPA_EDB);
+    CHECK(other == NULL && strlen(err) > 0);
+    CHECK_MSG(store_run_totals(st, run, &t) == 0, "%s", store_last_error(st));
+    CHECK_EQ_INT(t.pairs, 4);
+    CHECK(store_insert_pairs(st, run, p, 4, NULL, &n_new) == 0);
+    CHECK_EQ_INT(n_new, 0);
+    store_destroy(&st);
+}
+
+static const check_case_t CASES[] = {
+    CASE(migrations_apply_once_and_are_idempotent),
+    CASE(a_changed_migration_is_refused),
+    CASE(two_coordinators_migrating_at_once_apply_each_migration_once),
+    CASE(a_batch_is_stored_once_and_a_replay_is_all_duplicates),
+    CASE(a_partly_replayed_batch_reports_new_and_duplicate_pairs),
+    CASE(a_bad_batch_stores_nothing),
+    CASE(totals_equal_a_recount_of_the_pairs),
+    CASE(stored_pairs_come_back_as_ranges),
+    CASE(imbalance_games_are_counted_from_the_side_under_test),
+    CASE(expired_leases_return_exactly_the_unstored_pairs),
+    CASE(leases_survive_a_new_store_and_extend),
+    CASE(runs_move_through_their_statuses),
+    CASE(spsa_history_and_estimates_round_trip),
+    CASE(sql_injection_looking_names_are_stored_verbatim),
+    CASE(only_token_hashes_are_kept_and_revoked_tokens_fail),
+    CASE(a_worker_id_cannot_be_taken_by_another_contributor),
+    CASE(the_store_survives_a_postgresql_restart),
+    { 0 },
+};
+
+int main(int argc, char **argv)
+{
+    capa_log_init("test_store");
+    if (!getenv("CAPA_LOG_LEVEL"))
+        capa_log_set_level(LOG_ERROR);   /* expected failures would fill the output */
+    return check_main(argc, argv, CASES);
+}

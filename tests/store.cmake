@@ -1,0 +1,26 @@
+# The PostgreSQL store against a real server (fixture "pg", tests/pg.cmake).
+# The restart case stops and restarts the shared cluster, so it runs alone.
+include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
+
+capa_pg_executable(test_store ${CMAKE_CURRENT_LIST_DIR}/integration/test_store.c)
+
+set(store_cases
+  migrations_apply_once_and_are_idempotent
+  a_changed_migration_is_refused
+  two_coordinators_migrating_at_once_apply_each_migration_once
+  a_batch_is_stored_once_and_a_replay_is_all_duplicates
+  a_partly_replayed_batch_reports_new_and_duplicate_pairs
+  a_bad_batch_stores_nothing
+  totals_equal_a_recount_of_the_pairs
+  stored_pairs_come_back_as_ranges
+  imbalance_games_are_counted_from_the_side_under_test
+  expired_leases_return_exactly_the_unstored_pairs
+  leases_survive_a_new_store_and_extend
+  runs_move_through_their_statuses
+  spsa_history_and_estimates_round_trip
+  sql_injection_looking_names_are_stored_verbatim
+  only_token_hashes_are_kept_and_revoked_tokens_fail
+  a_worker_id_cannot_be_taken_by_another_contributor)
+capa_pg_add_test(NAME test_store COMMAND test_store ${store_cases} TIMEOUT 300)
+capa_pg_add_test(NAME test_store_restart COMMAND test_store the_store_survives_a_postgresql_restart
+                 SERIAL TIMEOUT 300)
