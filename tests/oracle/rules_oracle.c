@@ -100,6 +100,19 @@ static int s_compare(variant_t v, int depth)
             bad = 1;
             continue;
         }
+        /* Fairy-Stockfish writes a castling whose king steps one file the same
+         * way as the king step (e.g. h1i1 twice): the second one is the castling. */
+        for (int i = 0; i < list.count; i++) {
+            if (list.moves[i] == m && seen[i]) {
+                for (int k = 0; k < list.count; k++) {
+                    move_t c = list.moves[k];
+                    int side = board_side(&s_board) * 2 + (move_to(c) > move_from(c) ? 0 : 1);
+                    if (move_is_castle(c) && move_from(c) == move_from(m) &&
+                        board_castle_king_to(&s_board, side) == move_to(m))
+                        m = c;
+                }
+            }
+        }
         for (int i = 0; i < list.count; i++) {
             if (list.moves[i] != m)
                 continue;
@@ -130,6 +143,7 @@ static int s_play_games(variant_t v, const char *start_fen, uint64_t seed, int *
     uint64_t rng = seed;
     int bad = 0;
     s_send("setoption name UCI_Variant value %s\n", variant_name(v));
+    s_send("setoption name UCI_Chess960 value %s\n", v == VARIANT_CAPARANDOM ? "true" : "false");
     s_send("%s", "isready\n");
     s_wait("readyok");
     if (start_fen ? board_set_fen(&s_board, start_fen, v, err, sizeof err)
