@@ -8,9 +8,12 @@
 #include <string.h>
 
 #include "attacks.h"
+#include "bench.h"
 #include "crc_cmd.h"
 #include "log.h"
 #include "perft.h"
+#include "selfplay.h"
+#include "uci.h"
 
 static const struct {
     const char *name;
@@ -18,8 +21,11 @@ static const struct {
     const char *help;
     int default_command;
 } COMMANDS[] = {
+    { "uci", uci_main, "uci (the default: speak UCI on stdin/stdout)", 1 },
     { "perft", perft_main, "perft [--variant V] [--fen FEN] [--moves m1 ...] DEPTH", 0 },
     { "perft-suite", perft_suite_main, "perft-suite FILE.tsv [--max-nodes N] [--min-nodes N]", 0 },
+    { "bench", bench_main, "bench [DEPTH [HASH_MB]]", 0 },
+    { "selfplay", selfplay_main, "selfplay [--pairs N] [--nodes N|--tc B+I] [--a SET] [--b SET] ... (--help)", 0 },
     { "crc", crc_cmd_main, "crc count | show N | check ARRAY | fen N [W B] | seed S", 0 },
 };
 

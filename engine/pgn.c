@@ -151,14 +151,15 @@ char *pgn_format(const game_record_t *rec, const pgn_tags_t *tags)
             free(b);
             return NULL;
         }
-        if (board_side(b) == WHITE || i == 0) {
-            snprintf(tok, sizeof tok, "%d.%s", board_fullmove(b),
-                     board_side(b) == WHITE ? "" : "..");
-            s_token(&o, tok);
-        }
+        /* The move number stays on the line of its move. */
         char san[SAN_MOVE_MAX];
         move_to_san(b, m, san);
-        s_token(&o, san);
+        if (board_side(b) == WHITE || i == 0)
+            snprintf(tok, sizeof tok, "%d.%s %s", board_fullmove(b),
+                     board_side(b) == WHITE ? "" : "..", san);
+        else
+            snprintf(tok, sizeof tok, "%s", san);
+        s_token(&o, tok);
         if (tags->comments && rec->moves[i].depth > 0) {
             int sc = rec->moves[i].score;
             int mate = search_mate_in(sc);

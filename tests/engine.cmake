@@ -1,0 +1,21 @@
+# The engine's own suites: UCI matches driven like cutechess-cli over pipes
+# and refereed by the rules core (label integration; the 10+0.1 ones also slow).
+add_executable(test_uci_match ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_uci_match.c)
+target_link_libraries(test_uci_match PRIVATE capaengine)
+
+function(capa_uci_match name labels timeout)
+  add_test(NAME ${name} COMMAND test_uci_match --engine $<TARGET_FILE:capa-engine> ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT ${timeout}
+                       SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+endfunction()
+
+capa_uci_match(uci_match_capablanca "integration" 300 --variant capablanca --games 2 --tc 2+0.02)
+capa_uci_match(uci_match_caparandom "integration" 300 --variant caparandom --games 2 --tc 2+0.02)
+capa_uci_match(uci_match_fairy_stockfish_capablanca "integration" 300
+               --opponent /usr/games/fairy-stockfish --variant capablanca --games 2 --tc 2+0.02)
+capa_uci_match(uci_match_fairy_stockfish_caparandom "integration" 300
+               --opponent /usr/games/fairy-stockfish --variant caparandom --games 2 --tc 2+0.02)
+capa_uci_match(uci_match_capablanca_10s "integration;slow" 1200 --variant capablanca --games 4 --tc 10+0.1)
+capa_uci_match(uci_match_caparandom_10s "integration;slow" 1200 --variant caparandom --games 4 --tc 10+0.1)
+capa_uci_match(uci_match_fairy_stockfish_10s "integration;slow" 1200
+               --opponent /usr/games/fairy-stockfish --variant caparandom --games 4 --tc 10+0.1)

@@ -1,0 +1,392 @@
+/* test_uci_match.c - drives capa-engine over pipes exactly as cutechess-cli
+ * does (uci, setoption UCI_Variant, ucinewgame, isready, position fen ...
+ * moves ..., go wtime/btime/winc/binc, bestmove, real clocks) and referees
+ * every game with capalab's own rules core. Fails on an illegal move, a
+ * crash, a protocol timeout or a time loss of a capalab engine.
+ *
+ *   test_uci_match --engine PATH [--opponent PATH] [--variant V] [--games N]
+ *                  [--tc BASE+INC] [--max-moves N]
+ *
+ * Without --opponent the engine plays itself (two processes). With an
+ * opponent that does not exist, the test is skipped (exit code 77).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "board.h"
+#include "crc.h"
+#include "movegen.h"
+#include "notation.h"
+#include "rules.h"
+
+#define SKIP 77
+
+typedef struct {
+    const char *path;
+    const char *name;
+    pid_t pid;
+    int to, from;
+    char buf[65536];
+    size_t len;
+    bool ours;
+} proc_t;
+
+static int64_t s_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int s_spawn(proc_t *p)
+{
+    int in[2], out[2];
+    if (pipe(in) < 0 || pipe(out) < 0)
+        return -1;
+    p->pid = fork();
+    if (p->pid < 0)
+        return -1;
+    if (p->pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        execl(p->path, p->path, (char *) NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    p->to = in[1];
+    p->from = out[0];
+    p->len = 0;
+    return 0;
+}
+
+static void s_sendf(proc_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void s_sendf(proc_t *p, const char *fmt, ...)
+{
+    char line[32768];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0 || n >= (int) sizeof line - 1)
+        n = (int) sizeof line - 2;
+    line[n++] = '\n';
+    ssize_t off = 0;
+    while (off < n) {
+        ssize_t w = write(p->to, line + off, (size_t) (n - off));
+        if (w <= 0)
+            return;
+        off += w;
+    }
+}
+
+/* Reads one line within timeout_ms; 1 on a line, 0 on timeout, -1 on EOF. */
+static int s_readline(proc_t *p, char *out, size_t outlen, int64_t timeout_ms)
+{
+    int64_t deadline = s_now_ms() + timeout_ms;
+    for (;;) {
+        char *nl = memchr(p->buf, '\n', p->len);
+        if (nl) {
+            size_t l = (size_t) (nl - p->buf);
+            size_t c = l < outlen - 1 ? l : outlen - 1;
+            memcpy(out, p->buf, c);
+            out[c] = 0;
+            if (c && out[c - 1] == '\r')
+                out[c - 1] = 0;
+            memmove(p->buf, nl + 1, p->len - l - 1);
+            p->len -= l + 1;
+            return 1;
+        }
+        int64_t left = deadline - s_now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd pfd = { p->from, POLLIN, 0 };
+        int r = poll(&pfd, 1, (int) left);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return 0;
+        if (p->len == sizeof p->buf)
+            p->len = 0;  /* an absurdly long line: drop it */
+        ssize_t n = read(p->from, p->buf + p->len, sizeof p->buf - p->len);
+        if (n <= 0)
+            return -1;
+        p->len += (size_t) n;
+    }
+}
+
+/* Waits for a line starting with prefix; copies it into out. */
+static int s_expect(proc_t *p, const char *prefix, char *out, size_t outlen, int64_t timeout_ms)
+{
+    int64_t deadline = s_now_ms() + timeout_ms;
+    char line[65536];
+    for (;;) {
+        int64_t left = deadline - s_now_ms();
+        int r = s_readline(p, line, sizeof line, left > 0 ? left : 0);
+        if (r <= 0)
+            return r;
+        if (strncmp(line, prefix, strlen(prefix)) == 0) {
+            if (out && outlen) {
+                size_t l = strlen(line) < outlen - 1 ? strlen(line) : outlen - 1;
+                memcpy(out, line, l);
+                out[l] = 0;
+            }
+            return 1;
+        }
+    }
+}
+
+static void s_kill(proc_t *p)
+{
+    if (p->pid <= 0)
+        return;
+    s_sendf(p, "quit");
+    close(p->to);
+    int status = 0;
+    for (int i = 0; i < 200; i++) {
+        if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+            p->pid = 0;
+            break;
+        }
+        usleep(10000);
+    }
+    if (p->pid > 0) {
+        kill(p->pid, SIGKILL);
+        waitpid(p->pid, &status, 0);
+    }
+    close(p->from);
+    p->pid = 0;
+}
+
+static int s_handshake(proc_t *p, const char *variant)
+{
+    char line[4096];
+    s_sendf(p, "uci");
+    bool has_variant = false;
+    int64_t deadline = s_now_ms() + 10000;
+    for (;;) {
+        int r = s_readline(p, line, sizeof line, deadline - s_now_ms());
+        if (r <= 0) {
+            fprintf(stderr, "%s: no uciok\n", p->name);
+            return -1;
+        }
+        if (strncmp(line, "option name UCI_Variant", 23) == 0) {
+            char want[64];
+            snprintf(want, sizeof want, " var %s", variant);
+            const char *hit = strstr(line, want);
+            has_variant = hit && (hit[strlen(want)] == ' ' || hit[strlen(want)] == 0);
+        }
+        if (strcmp(line, "uciok") == 0)
+            break;
+    }
+    if (!has_variant) {
+        fprintf(stderr, "%s: does not list UCI_Variant %s\n", p->name, variant);
+        return -1;
+    }
+    s_sendf(p, "setoption name UCI_Variant value %s", variant);
+    if (strcmp(variant, "caparandom") == 0)
+        s_sendf(p, "setoption name UCI_Chess960 value true");
+    s_sendf(p, "isready");
+    if (s_expect(p, "readyok", NULL, 0, 10000) != 1) {
+        fprintf(stderr, "%s: no readyok\n", p->name);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    int games, illegal, timeouts, time_losses, crashes;
+    int results[3];  /* engine 0 wins, draws, engine 1 wins */
+    int plies;
+} tally_t;
+
+/* Plays one game: white = e[w]. Returns 0, or -1 on a failure of a capalab engine. */
+static int s_play(proc_t *e[2], int w, variant_t v, const char *start_fen, bool startpos,
+                  int64_t base, int64_t inc, int max_moves, tally_t *t)
+{
+    board_t *b = malloc(sizeof *b);
+    char err[256];
+    if (board_set_fen(b, start_fen, v, err, sizeof err) < 0) {
+        fprintf(stderr, "referee: bad start FEN %s: %s\n", start_fen, err);
+        free(b);
+        return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        s_sendf(e[i], "ucinewgame");
+        s_sendf(e[i], "isready");
+        if (s_expect(e[i], "readyok", NULL, 0, 10000) != 1) {
+            fprintf(stderr, "%s: no readyok after ucinewgame\n", e[i]->name);
+            t->crashes++;
+            free(b);
+            return -1;
+        }
+    }
+    static char moves[65536];
+    size_t mlen = 0;
+    moves[0] = 0;
+    int64_t clock[2] = { base, base };
+    int rc = 0;
+    const char *why = "move cap";
+    int outcome = 1;  /* 0: white wins, 1 draw, 2 black wins */
+    for (int ply = 0;; ply++) {
+        result_reason_t reason;
+        game_result_t res = rules_result(b, &reason);
+        if (res != RESULT_ONGOING) {
+            why = rules_reason_name(reason);
+            outcome = res == RESULT_WHITE_WINS ? 0 : res == RESULT_BLACK_WINS ? 2 : 1;
+            break;
+        }
+        if (ply >= 2 * max_moves)
+            break;
+        int side = board_side(b);
+        proc_t *p = e[side == WHITE ? w : 1 - w];
+        if (startpos)
+            s_sendf(p, "position startpos%s%s", mlen ? " moves" : "", moves);
+        else
+            s_sendf(p, "position fen %s%s%s", start_fen, mlen ? " moves" : "", moves);
+        s_sendf(p, "go wtime %" PRId64 " btime %" PRId64 " winc %" PRId64 " binc %" PRId64,
+                clock[WHITE], clock[BLACK], inc, inc);
+        int64_t t0 = s_now_ms();
+        char line[4096];
+        int r = s_expect(p, "bestmove", line, sizeof line, clock[side] + 5000);
+        int64_t spent = s_now_ms() - t0;
+        if (r != 1) {
+            fprintf(stderr, "%s: %s while thinking (ply %d)\n", p->name,
+                    r == 0 ? "no bestmove" : "exited", ply);
+            if (r == 0)
+                t->timeouts++;
+            else
+                t->crashes++;
+            rc = p->ours ? -1 : rc;
+            why = "engine failure";
+            outcome = side == WHITE ? 2 : 0;
+            break;
+        }
+        clock[side] -= spent;
+        if (clock[side] < 0) {
+            fprintf(stderr, "%s: lost on time at ply %d (%" PRId64 " ms over)\n", p->name, ply,
+                    -clock[side]);
+            t->time_losses++;
+            rc = p->ours ? -1 : rc;
+            why = "time forfeit";
+            outcome = side == WHITE ? 2 : 0;
+            break;
+        }
+        clock[side] += inc;
+        char mv[64] = "";
+        sscanf(line, "bestmove %63s", mv);
+        move_t m;
+        if (move_from_uci(b, mv, &m) < 0) {
+            char fen[FEN_MAX];
+            board_get_fen(b, fen, sizeof fen);
+            fprintf(stderr, "%s: illegal move '%s' in %s\n", p->name, mv, fen);
+            t->illegal++;
+            rc = p->ours ? -1 : rc;
+            why = "illegal move";
+            outcome = side == WHITE ? 2 : 0;
+            break;
+        }
+        board_make(b, m);
+        size_t l = strlen(mv);
+        if (mlen + l + 2 < sizeof moves) {
+            moves[mlen++] = ' ';
+            memcpy(moves + mlen, mv, l + 1);
+            mlen += l;
+        }
+        t->plies++;
+    }
+    /* outcome is from white's view; tally from engine 0's. */
+    int e0 = w == 0 ? outcome : 2 - outcome;
+    t->results[e0]++;
+    t->games++;
+    printf("game %d: %s (white) vs %s: %s after %d plies (%s)\n", t->games, e[w]->name,
+           e[1 - w]->name, outcome == 0 ? "1-0" : outcome == 2 ? "0-1" : "1/2-1/2",
+           board_game_ply(b), why);
+    fflush(stdout);
+    free(b);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *engine = NULL, *opponent = NULL, *vname = "capablanca";
+    int games = 2, max_moves = 150;
+    double base_s = 2, inc_s = 0.02;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc)
+            engine = argv[++i];
+        else if (strcmp(argv[i], "--opponent") == 0 && i + 1 < argc)
+            opponent = argv[++i];
+        else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc)
+            vname = argv[++i];
+        else if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
+            games = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--max-moves") == 0 && i + 1 < argc)
+            max_moves = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--tc") == 0 && i + 1 < argc) {
+            char *end;
+            base_s = strtod(argv[++i], &end);
+            inc_s = *end == '+' ? strtod(end + 1, NULL) : 0;
+        } else {
+            fprintf(stderr, "usage: %s --engine PATH [--opponent PATH] [--variant V] [--games N] "
+                            "[--tc BASE+INC] [--max-moves N]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (!engine) {
+        fprintf(stderr, "--engine is required\n");
+        return 2;
+    }
+    if (opponent && access(opponent, X_OK) != 0) {
+        printf("SKIP: opponent %s is not installed\n", opponent);
+        return SKIP;
+    }
+    variant_t v;
+    if (variant_from_name(vname, &v) < 0) {
+        fprintf(stderr, "unknown variant %s\n", vname);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    static proc_t procs[2];
+    procs[0] = (proc_t) { .path = engine, .name = "capalab", .ours = true };
+    procs[1] = (proc_t) { .path = opponent ? opponent : engine,
+                          .name = opponent ? "fairy-stockfish" : "capalab-2", .ours = !opponent };
+    proc_t *e[2] = { &procs[0], &procs[1] };
+    int rc = 0;
+    for (int i = 0; i < 2; i++) {
+        if (s_spawn(e[i]) < 0 || s_handshake(e[i], vname) < 0) {
+            fprintf(stderr, "cannot start %s\n", e[i]->path);
+            rc = 1;
+        }
+    }
+    tally_t t = { 0 };
+    int64_t base = (int64_t) (base_s * 1000), inc = (int64_t) (inc_s * 1000);
+    for (int g = 0; rc == 0 && g < games; g++) {
+        char fen[FEN_MAX];
+        bool startpos = v != VARIANT_CAPARANDOM;
+        if (startpos)
+            snprintf(fen, sizeof fen, "%s", variant_start_fen(v));
+        else
+            crc_start_fen(crc_from_seed((uint64_t) (g / 2) * 7919 + 11), fen, sizeof fen);
+        if (s_play(e, g % 2, v, fen, startpos, base, inc, max_moves, &t) < 0)
+            rc = 1;
+    }
+    for (int i = 0; i < 2; i++)
+        s_kill(e[i]);
+    printf("%d games, %d plies: capalab %d wins, %d draws, %d losses; illegal %d, timeouts %d, "
+           "time losses %d, crashes %d\n", t.games, t.plies, t.results[0], t.results[1],
+           t.results[2], t.illegal, t.timeouts, t.time_losses, t.crashes);
+    return rc;
+}
