@@ -125,9 +125,20 @@ bool board_gives_check(const board_t *b, move_t m)
 
 /* ---- make / unmake ---- */
 
+/* Forgets the oldest half of the history when it is full. */
+static void s_compact(board_t *b)
+{
+    int drop = BOARD_HISTORY_MAX / 2;
+    memmove(&b->history[0], &b->history[drop], (size_t) (b->ply - drop + 1) * sizeof b->history[0]);
+    b->ply -= drop;
+    b->dropped += drop;
+}
+
 void board_make(board_t *b, move_t m)
 {
     const zobrist_keys_t *z = &zobrist_keys;
+    if (__builtin_expect(b->ply + 1 >= BOARD_HISTORY_MAX, 0))
+        s_compact(b);
     board_state_t *prev = &b->history[b->ply];
     board_state_t *st = &b->history[++b->ply];
     color_t us = board_side(b), them = !us;
@@ -231,6 +242,8 @@ void board_unmake(board_t *b)
 
 void board_make_null(board_t *b)
 {
+    if (b->ply + 1 >= BOARD_HISTORY_MAX)
+        s_compact(b);
     board_state_t *prev = &b->history[b->ply];
     board_state_t *st = &b->history[++b->ply];
     uint64_t key = prev->key ^ zobrist_keys.side;
@@ -261,8 +274,9 @@ void board_copy(board_t *dst, const board_t *src)
 
 int board_fullmove(const board_t *b)
 {
-    int start_black = (b->side ^ (b->ply & 1)) == BLACK;
-    return b->fullmove_base + (b->ply + start_black) / 2;
+    int plies = b->ply + b->dropped;
+    int start_black = (b->side ^ (plies & 1)) == BLACK;
+    return b->fullmove_base + (plies + start_black) / 2;
 }
 
 /* ---- repetition ---- */
@@ -272,6 +286,8 @@ bool board_is_repetition(const board_t *b, int ply_from_root)
     const board_state_t *st = &b->history[b->ply];
     int end = st->halfmove < st->since_null ? st->halfmove : st->since_null;
     int count = 0;
+    if (end > b->ply)
+        end = b->ply;
     for (int i = 4; i <= end; i += 2) {
         if (b->history[b->ply - i].key == st->key) {
             if (i <= ply_from_root || ++count >= 2)
@@ -286,6 +302,8 @@ int board_repetition_count(const board_t *b)
     const board_state_t *st = &b->history[b->ply];
     int end = st->halfmove < st->since_null ? st->halfmove : st->since_null;
     int count = 0;
+    if (end > b->ply)
+        end = b->ply;
     for (int i = 4; i <= end; i += 2)
         count += b->history[b->ply - i].key == st->key;
     return count;

@@ -60,8 +60,9 @@ typedef struct {
     uint8_t castle_lost[SQ_NB];         /* rights lost when a piece leaves/enters a square */
     bitboard_t castle_empty[4];         /* must be empty (king and rook excluded) */
     bitboard_t castle_safe[4];          /* king path: must not be attacked */
-    int fullmove_base;                  /* fullmove number at history[0] (for board_fullmove) */
+    int fullmove_base;                  /* fullmove number when the FEN was set */
     int ply;                            /* index of the current state in history */
+    int dropped;                        /* oldest plies dropped when history filled up */
     board_state_t history[BOARD_HISTORY_MAX];
 } board_t;
 
@@ -100,13 +101,18 @@ void board_make(board_t *b, move_t m);
 void board_unmake(board_t *b);
 void board_make_null(board_t *b);
 void board_unmake_null(board_t *b);
-/* Whether the history has room for another move (false after
- * BOARD_HISTORY_MAX - 1 moves; callers ending games by length never see it). */
-static inline bool board_has_room(const board_t *b) { return b->ply + 1 < BOARD_HISTORY_MAX; }
+/* The history never overflows: when it fills up, board_make forgets the
+ * oldest half (those moves can no longer be unmade; repetitions and the
+ * fifty-move rule reach back at most 100 plies, far less than what is kept).
+ * board_has_room() stays for callers that want to know; it is always true. */
+static inline bool board_has_room(const board_t *b) { (void) b; return true; }
 /* The last move played (MOVE_NONE at the start or after board_set_fen). */
 static inline move_t board_last_move(const board_t *b) { return b->history[b->ply].move; }
 /* Plies played since the FEN was set. */
-static inline int board_game_ply(const board_t *b) { return b->ply; }
+static inline int board_game_ply(const board_t *b) { return b->ply + b->dropped; }
+/* How many moves board_unmake can still take back (board_game_ply unless
+ * very long games made the board forget their start). */
+static inline int board_undo_depth(const board_t *b) { return b->ply; }
 
 /* ---- reading the position ---- */
 

@@ -143,6 +143,26 @@ static void castling_rights_make_positions_differ(void)
     CHECK_EQ_INT(board_repetition_count(&s_board), 0);
 }
 
+static void games_longer_than_the_history_keep_working(void)
+{
+    static const char *const SHUFFLE[] = { "b1c3", "b8c6", "c3b1", "c6b8" };
+    CHECK_EQ_INT(board_set_startpos(&s_board, VARIANT_CAPABLANCA), 0);
+    int plies = 3 * BOARD_HISTORY_MAX + 2;
+    for (int i = 0; i < plies; i++)
+        s_play(SHUFFLE[i % 4]);
+    CHECK_EQ_INT(board_game_ply(&s_board), plies);
+    CHECK(board_undo_depth(&s_board) < BOARD_HISTORY_MAX);
+    CHECK(board_undo_depth(&s_board) >= BOARD_HISTORY_MAX / 2 - 1);
+    CHECK_EQ_INT(board_fullmove(&s_board), 1 + plies / 2);
+    CHECK_EQ_INT(board_side(&s_board), WHITE);  /* an even number of plies */
+    CHECK(board_is_repetition(&s_board, 0));
+    char err[256];
+    CHECK_EQ_INT(board_validate(&s_board, err, sizeof err), 0);
+    for (int i = 0; i < 10; i++)
+        board_unmake(&s_board);
+    CHECK_EQ_U64(board_key(&s_board), board_compute_key(&s_board));
+}
+
 static void result_strings(void)
 {
     CHECK_EQ_STR(rules_result_string(RESULT_WHITE_WINS), "1-0");
@@ -160,6 +180,7 @@ static const check_case_t CASES[] = {
     CASE(threefold_is_a_claim_and_fivefold_ends_the_game),
     CASE(repetition_in_search_counts_once_after_the_root_and_twice_before),
     CASE(castling_rights_make_positions_differ),
+    CASE(games_longer_than_the_history_keep_working),
     CASE(result_strings),
     { 0 },
 };
