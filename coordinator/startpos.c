@@ -86,15 +86,16 @@ int startpos_imbalance_parse(const char *text, startpos_imbalance_t *out, char *
     return 0;
 }
 
-static int s_variant_plies(const startpos_spec_t *spec, int64_t k, startpos_t *out, char *err,
-                           size_t errlen)
+/* Plays `plies` random legal plies from fen (variant v) drawn from st and
+ * writes the position reached into out. */
+static int s_random_plies(const char *fen, int variant, int plies, uint64_t st, char *out,
+                          size_t cap, char *err, size_t errlen)
 {
-    if (spec->variant < 0 || spec->variant >= VARIANT_NB)
-        return capa_fail(err, errlen, CAPA_ERANGE, "start positions: unknown variant %d",
-                         spec->variant);
-    if (spec->random_plies < 0 || spec->random_plies > 40)
+    if (variant < 0 || variant >= VARIANT_NB)
+        return capa_fail(err, errlen, CAPA_ERANGE, "start positions: unknown variant %d", variant);
+    if (plies < 0 || plies > 40)
         return capa_fail(err, errlen, CAPA_ERANGE, "start positions: random_plies %d not in 0..40",
-                         spec->random_plies);
+                         plies);
     board_t *b = malloc(sizeof *b);
     move_list_t *list = malloc(sizeof *list);
     if (!b || !list) {
@@ -102,28 +103,102 @@ static int s_variant_plies(const startpos_spec_t *spec, int64_t k, startpos_t *o
         free(list);
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
-    uint64_t st = s_draw(spec->seed, 2, (uint64_t) k);
+    int rc = board_set_fen(b, fen, (variant_t) variant, err, errlen);
     /* A line that ends the game early is redrawn; after 16 tries the
      * position is taken as far as the last try got. */
-    for (int attempt = 0; attempt < 16; attempt++) {
-        board_set_startpos(b, (variant_t) spec->variant);
+    for (int attempt = 0; rc == 0 && attempt < 16; attempt++) {
+        board_set_fen(b, fen, (variant_t) variant, NULL, 0);
         int played = 0;
-        while (played < spec->random_plies) {
+        while (played < plies) {
             int n = movegen_legal(b, list);
             if (n == 0)
                 break;
             board_make(b, list->moves[crc_splitmix64(&st) % (uint64_t) n]);
             played++;
         }
-        if (played == spec->random_plies && movegen_legal(b, list) > 0)
+        if (played == plies && movegen_legal(b, list) > 0)
             break;
     }
-    int rc = board_get_fen(b, out->fen, sizeof out->fen);
+    if (rc == 0 && board_get_fen(b, out, cap) < 0)
+        rc = capa_fail(err, errlen, CAPA_EFULL, "start position FEN too long");
     free(b);
     free(list);
-    if (rc < 0)
-        return capa_fail(err, errlen, CAPA_EFULL, "start position FEN too long");
-    return 0;
+    return rc;
+}
+
+int startpos_imbalance_of(const startpos_spec_t *spec, int64_t k, size_t *imbalance,
+                          int64_t *round)
+{
+    size_t n = spec->imbalance_count;
+    bool limited = false;
+    for (size_t i = 0; i < n; i++)
+        limited |= spec->imbalances[i].pairs > 0;
+    if (n == 0 || k < 0)
+        return CAPA_ERANGE;
+    if (!limited) {
+        *imbalance = (size_t) (k % (int64_t) n);
+        *round = k / (int64_t) n;
+        return 0;
+    }
+    /* C(r) = pairs dealt before round r = sum_i min(r, pairs_i) (0 = no limit). */
+    int64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t p = spec->imbalances[i].pairs > 0 ? spec->imbalances[i].pairs : INT64_C(1) << 40;
+        if (p > hi)
+            hi = p;
+    }
+    #define C_OF(r, out)                                                                  \
+        do {                                                                              \
+            int64_t c_ = 0;                                                               \
+            for (size_t i_ = 0; i_ < n; i_++) {                                           \
+                int64_t p_ = spec->imbalances[i_].pairs > 0 ? spec->imbalances[i_].pairs  \
+                                                            : INT64_C(1) << 40;           \
+                c_ += (r) < p_ ? (r) : p_;                                                \
+            }                                                                             \
+            (out) = c_;                                                                   \
+        } while (0)
+    int64_t total;
+    C_OF(hi, total);
+    if (k >= total)
+        return CAPA_ERANGE;
+    /* The largest r with C(r) <= k. */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2, c;
+        C_OF(mid, c);
+        if (c <= k)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    int64_t base;
+    C_OF(lo, base);
+    #undef C_OF
+    int64_t idx = k - base;
+    for (size_t i = 0; i < n; i++) {
+        int64_t p = spec->imbalances[i].pairs;
+        if (p > 0 && p <= lo)
+            continue;
+        if (idx-- == 0) {
+            *imbalance = i;
+            *round = lo;
+            return 0;
+        }
+    }
+    return CAPA_ERANGE;
+}
+
+/* Gives each removed pawn a file drawn from st ("P" -> "P@e"). */
+static void s_pawn_files(const char *pieces, uint64_t st, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const char *p = pieces; *p && o + 4 < cap; p++) {
+        out[o++] = *p;
+        if (*p == 'P') {
+            out[o++] = '@';
+            out[o++] = (char) ('a' + crc_splitmix64(&st) % 10);
+        }
+    }
+    out[o] = 0;
 }
 
 int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, char *err,
@@ -139,16 +214,22 @@ int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, c
                              "values runs play from CRC arrays (source \"crc\")");
         if (spec->imbalance_count > STARTPOS_IMB_MAX || !spec->imbalances)
             return capa_fail(err, errlen, CAPA_ERANGE, "too many imbalances");
-        uint64_t n_imb = spec->imbalance_count;
-        const startpos_imbalance_t *imb = &spec->imbalances[(uint64_t) k % n_imb];
-        int n = crc_from_seed(s_draw(spec->seed, 1, (uint64_t) k / n_imb));
+        size_t which;
+        int64_t round;
+        if (startpos_imbalance_of(spec, k, &which, &round) < 0)
+            return capa_fail(err, errlen, CAPA_ERANGE, "pair %lld is beyond the study's pairs",
+                             (long long) k);
+        const startpos_imbalance_t *imb = &spec->imbalances[which];
+        int n = crc_from_seed(s_draw(spec->seed, 1, (uint64_t) round));
         out->crc_number = n;
         snprintf(out->imbalance, sizeof out->imbalance, "%s", imb->label);
-        int rc = crc_fen_with_removed(n, imb->other, imb->side, out->fen, sizeof out->fen, err,
-                                      errlen);
+        char side[3 * STARTPOS_PIECES_MAX], other[3 * STARTPOS_PIECES_MAX];
+        s_pawn_files(imb->side, s_draw(spec->seed, 4, (uint64_t) round), side, sizeof side);
+        s_pawn_files(imb->other, s_draw(spec->seed, 5, (uint64_t) round), other, sizeof other);
+        /* fen: B is White, so White loses `other` and Black loses `side`. */
+        int rc = crc_fen_with_removed(n, other, side, out->fen, sizeof out->fen, err, errlen);
         if (rc == 0)
-            rc = crc_fen_with_removed(n, imb->side, imb->other, out->fen2, sizeof out->fen2, err,
-                                      errlen);
+            rc = crc_fen_with_removed(n, side, other, out->fen2, sizeof out->fen2, err, errlen);
         return rc;
     }
     switch (spec->source) {
@@ -157,10 +238,21 @@ int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, c
         out->crc_number = n;
         if (crc_start_fen(n, out->fen, sizeof out->fen) < 0)
             return capa_fail(err, errlen, CAPA_ERANGE, "CRC array %d", n);
-        return 0;
+        if (spec->random_plies == 0)
+            return 0;
+        char start[STARTPOS_FEN_MAX];
+        snprintf(start, sizeof start, "%s", out->fen);
+        return s_random_plies(start, VARIANT_CAPARANDOM, spec->random_plies,
+                              s_draw(spec->seed, 2, (uint64_t) k), out->fen, sizeof out->fen,
+                              err, errlen);
     }
     case STARTPOS_VARIANT:
-        return s_variant_plies(spec, k, out, err, errlen);
+        if (spec->variant < 0 || spec->variant >= VARIANT_NB)
+            return capa_fail(err, errlen, CAPA_ERANGE, "start positions: unknown variant %d",
+                             spec->variant);
+        return s_random_plies(variant_start_fen((variant_t) spec->variant), spec->variant,
+                              spec->random_plies, s_draw(spec->seed, 2, (uint64_t) k), out->fen,
+                              sizeof out->fen, err, errlen);
     case STARTPOS_BOOK: {
         if (!spec->book || spec->book_count == 0)
             return capa_fail(err, errlen, CAPA_EINVAL, "start positions: empty book");
@@ -169,7 +261,13 @@ int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, c
         if (strlen(fen) >= sizeof out->fen)
             return capa_fail(err, errlen, CAPA_EINVAL, "book FEN longer than 127 bytes");
         snprintf(out->fen, sizeof out->fen, "%s", fen);
-        return 0;
+        if (spec->random_plies == 0)
+            return 0;
+        char start[STARTPOS_FEN_MAX];
+        snprintf(start, sizeof start, "%s", out->fen);
+        return s_random_plies(start, spec->variant, spec->random_plies,
+                              s_draw(spec->seed, 2, (uint64_t) k), out->fen, sizeof out->fen,
+                              err, errlen);
     }
     }
     return capa_fail(err, errlen, CAPA_EINVAL, "start positions: unknown source %d",

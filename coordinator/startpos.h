@@ -12,8 +12,12 @@
  *   STARTPOS_BOOK     line (k + offset) mod n of a FEN list, offset drawn
  *                     from the seed (the file's SHA-256 is checked at load).
  *
- * Values runs: imbalances are assigned round-robin (pair k plays imbalance
- * k mod n). An imbalance "A vs R+N" means the side under test (B) holds an
+ * Values runs: pairs are dealt in rounds. Round r holds one pair of every
+ * imbalance that still wants more than r pairs (its `pairs`; 0 = no limit),
+ * in the order of the list, so a study's imbalances progress together even
+ * when their counts differ, and all pairs of a round start from the same
+ * CRC array (drawn from (seed, r)). A removed pawn's file is drawn from
+ * (seed, r) too. An imbalance "A vs R+N" means the side under test (B) holds an
  * archbishop where the other side holds a rook and a knight: B's colour loses
  * R and N, the other colour loses A. `fen` has B's pieces with White, `fen2`
  * with Black (docs/protocol.md "Sides"). Values runs need STARTPOS_CRC.
@@ -36,12 +40,13 @@ typedef struct {
     char label[STARTPOS_LABEL_MAX];      /* "A vs R+N" */
     char side[STARTPOS_PIECES_MAX];      /* pieces B holds extra: "A" */
     char other[STARTPOS_PIECES_MAX];     /* pieces the other side holds instead: "RN" */
+    int64_t pairs;                       /* pairs planned for it; 0 = unlimited */
 } startpos_imbalance_t;
 
 typedef struct {
     startpos_source_t source;
     int variant;                 /* variant_t (engine/types.h) for STARTPOS_VARIANT */
-    int random_plies;            /* STARTPOS_VARIANT: 0..40 */
+    int random_plies;            /* 0..40 random plies after the start (not for values runs) */
     uint64_t seed;
     const char *const *book;     /* STARTPOS_BOOK: borrowed FEN lines */
     size_t book_count;
@@ -61,6 +66,11 @@ typedef struct {
  * text as given. 0 or CAPA_EINVAL with a message. */
 int startpos_imbalance_parse(const char *text, startpos_imbalance_t *out, char *err,
                              size_t errlen);
+
+/* Which imbalance pair k plays and in which round (values runs). 0, or
+ * CAPA_ERANGE when k is beyond the planned pairs of every imbalance. */
+int startpos_imbalance_of(const startpos_spec_t *spec, int64_t k, size_t *imbalance,
+                          int64_t *round);
 
 /* The start of pair k (k >= 0). 0, or CAPA_EINVAL / CAPA_ERANGE with a
  * message (e.g. an imbalance that removes a piece the array lacks). */

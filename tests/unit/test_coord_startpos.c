@@ -128,6 +128,39 @@ static void values_pairs_cycle_through_the_imbalances_with_b_holding_the_pieces(
     CHECK_EQ_INT(startpos_for_pair(&spec, 0, &s, err, sizeof err), CAPA_EINVAL);
 }
 
+static void imbalances_with_unequal_pair_counts_are_dealt_in_rounds(void)
+{
+    startpos_imbalance_t imb[2] = { { .label = "A vs C", .side = "A", .other = "C", .pairs = 2 },
+                                    { .label = "pawn odds", .side = "", .other = "P", .pairs = 4 } };
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 11, .imbalances = imb,
+                             .imbalance_count = 2 };
+    const int want[6] = { 0, 1, 0, 1, 1, 1 };
+    const int rounds[6] = { 0, 0, 1, 1, 2, 3 };
+    char err[256];
+    for (int k = 0; k < 6; k++) {
+        size_t which;
+        int64_t round;
+        CHECK(startpos_imbalance_of(&spec, k, &which, &round) == 0);
+        CHECK_EQ_INT(which, want[k]);
+        CHECK_EQ_INT(round, rounds[k]);
+        startpos_t s;
+        CHECK_MSG(startpos_for_pair(&spec, k, &s, err, sizeof err) == 0, "pair %d: %s", k, err);
+        CHECK_EQ_STR(s.imbalance, imb[want[k]].label);
+        if (want[k] == 1) {
+            /* Pawn odds: B (White in fen) is a pawn down. */
+            CHECK_EQ_INT(s_count(s.fen, 'P'), 9);
+            CHECK_EQ_INT(s_count(s.fen, 'p'), 10);
+            CHECK_EQ_INT(s_count(s.fen2, 'P'), 10);
+            CHECK_EQ_INT(s_count(s.fen2, 'p'), 9);
+        }
+    }
+    size_t which;
+    int64_t round;
+    CHECK_EQ_INT(startpos_imbalance_of(&spec, 6, &which, &round), CAPA_ERANGE);
+    startpos_t s;
+    CHECK_EQ_INT(startpos_for_pair(&spec, 6, &s, err, sizeof err), CAPA_ERANGE);
+}
+
 static void variant_starts_play_reproducible_random_plies(void)
 {
     startpos_spec_t spec = { .source = STARTPOS_VARIANT, .variant = VARIANT_CAPABLANCA,
@@ -187,6 +220,7 @@ static const check_case_t CASES[] = {
     CASE(malformed_imbalances_are_refused_with_a_message),
     CASE(the_same_pair_number_always_gives_the_same_start),
     CASE(values_pairs_cycle_through_the_imbalances_with_b_holding_the_pieces),
+    CASE(imbalances_with_unequal_pair_counts_are_dealt_in_rounds),
     CASE(variant_starts_play_reproducible_random_plies),
     CASE(a_book_is_read_checked_by_its_hash_and_cycled),
     { 0 },

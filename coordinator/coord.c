@@ -1,0 +1,375 @@
+/* coord.c - the coordinator object: start-up (database with retry,
+ * migrations, bench signature, socket), the one poll loop, coord_cron and
+ * shutdown. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zmq.h>
+
+#include "bench.h"
+#include "coord_int.h"
+#include "err.h"
+#include "log.h"
+#include "token.h"
+
+#define COORD_ENGINE_VERSION "capa-engine 0.1.0"
+#define COORD_DRAIN_MAX 2000   /* messages handled per wake-up before timers run */
+
+int64_t coord_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t coord_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *coord_endpoint(const coord_t *self)
+{
+    return self->endpoint;
+}
+
+/* Connects, retrying with backoff (0.25 s doubling to 8 s) for wait_s. */
+static int s_connect(coord_t *self, char *err, size_t errlen)
+{
+    int64_t deadline = coord_now_ms() + (int64_t) self->cfg.db_wait_seconds * 1000;
+    int delay_ms = 250;
+    for (int attempt = 1;; attempt++) {
+        int rc = store_open(self->cfg.db, &self->store, err, errlen);
+        if (rc == 0)
+            return 0;
+        int64_t left = deadline - coord_now_ms();
+        if (left <= 0)
+            return capa_fail(err, errlen, CAPA_EDB, "database unreachable after %d attempts: %s",
+                             attempt, err);
+        LOG(LOG_WARN, "database unreachable (attempt %d): %s; retrying in %d ms", attempt, err,
+            delay_ms);
+        usleep((useconds_t) (delay_ms < left ? delay_ms : left) * 1000);
+        if (delay_ms < 8000)
+            delay_ms *= 2;
+    }
+}
+
+static int s_bind(coord_t *self, char *err, size_t errlen)
+{
+    self->zctx = zmq_ctx_new();
+    if (!self->zctx || !(self->router = zmq_socket(self->zctx, ZMQ_ROUTER)))
+        return capa_fail(err, errlen, CAPA_EIO, "zmq: %s", zmq_strerror(zmq_errno()));
+    int64_t maxsize = (int64_t) PROTO_FRAME_MAX + 1024;
+    int hwm = 100000, linger = 1000;
+    zmq_setsockopt(self->router, ZMQ_MAXMSGSIZE, &maxsize, sizeof maxsize);
+    zmq_setsockopt(self->router, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    zmq_setsockopt(self->router, ZMQ_RCVHWM, &hwm, sizeof hwm);
+    zmq_setsockopt(self->router, ZMQ_LINGER, &linger, sizeof linger);
+    if (self->cfg.curve_secret_file[0]) {
+        char pub[TOKEN_Z85_KEY_MAX], sec[TOKEN_Z85_KEY_MAX];
+        int rc = token_curve_load(self->cfg.curve_secret_file, pub, sec, err, errlen);
+        if (rc < 0)
+            return rc;
+        if (!sec[0])
+            return capa_fail(err, errlen, CAPA_EINVAL, "%s holds no secret key",
+                             self->cfg.curve_secret_file);
+        int one = 1;
+        if (zmq_setsockopt(self->router, ZMQ_CURVE_SERVER, &one, sizeof one) < 0 ||
+            zmq_setsockopt(self->router, ZMQ_CURVE_SECRETKEY, sec, 40) < 0)
+            return capa_fail(err, errlen, CAPA_EIO, "CURVE: %s (libzmq built without CURVE?)",
+                             zmq_strerror(zmq_errno()));
+        LOG(LOG_INFO, "CURVE encryption on; server public key %s", pub);
+    }
+    if (zmq_bind(self->router, self->cfg.bind) < 0)
+        return capa_fail(err, errlen, CAPA_EIO, "cannot bind %s: %s", self->cfg.bind,
+                         zmq_strerror(zmq_errno()));
+    size_t len = sizeof self->endpoint;
+    if (zmq_getsockopt(self->router, ZMQ_LAST_ENDPOINT, self->endpoint, &len) < 0)
+        snprintf(self->endpoint, sizeof self->endpoint, "%s", self->cfg.bind);
+    return 0;
+}
+
+static int s_load_leases(coord_t *self, char *err, size_t errlen)
+{
+    store_task_t *tasks = NULL;
+    size_t n = 0;
+    if (store_task_list_active(self->store, &tasks, &n) < 0)
+        return capa_fail(err, errlen, CAPA_EDB, "cannot read active leases: %s",
+                         store_last_error(self->store));
+    for (size_t i = 0; i < n; i++) {
+        coord_lease_t l = { .task_id = tasks[i].id, .run_id = tasks[i].run_id,
+                            .first = tasks[i].first_pair, .last = tasks[i].last_pair,
+                            .expires_ms = tasks[i].expires_at_ms };
+        snprintf(l.worker_id, sizeof l.worker_id, "%s", tasks[i].worker_id);
+        coord_lease_add(self, &l);
+    }
+    free(tasks);
+    if (n)
+        LOG(LOG_INFO, "%zu active leases restored from the database", n);
+    return 0;
+}
+
+int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t errlen)
+{
+    *self_p = NULL;
+    coord_t *self = calloc(1, sizeof *self);
+    if (!self)
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    self->cfg = *cfg;
+    snprintf(self->engine_version, sizeof self->engine_version, "%s", COORD_ENGINE_VERSION);
+    int rc = coord_config_find_sql(&self->cfg, err, errlen);
+    if (rc == 0 && !self->cfg.db[0])
+        rc = capa_fail(err, errlen, CAPA_EINVAL, "no database: give --db CONNINFO or CAPA_DB");
+    if (rc == 0)
+        rc = s_connect(self, err, errlen);
+    int applied = 0;
+    if (rc == 0 && (rc = store_migrate(self->store, self->cfg.sql_dir, &applied)) < 0)
+        capa_fail(err, errlen, rc, "migrations in %s: %s", self->cfg.sql_dir,
+                  store_last_error(self->store));
+    if (rc == 0) {
+        LOG(LOG_INFO, "database ready (%d migrations applied from %s)", applied,
+            self->cfg.sql_dir);
+        self->bench = cfg->bench;
+        if (self->bench == 0) {
+            uint64_t nodes = 0;
+            int64_t ms = 0;
+            rc = bench_run(BENCH_DEFAULT_DEPTH, BENCH_DEFAULT_HASH_MB, &nodes, &ms, err, errlen);
+            if (rc == 0) {
+                self->bench = (int64_t) nodes;
+                LOG(LOG_INFO, "bench signature %lld (own bench, %lld ms)", (long long) nodes,
+                    (long long) ms);
+            }
+        } else {
+            LOG(LOG_INFO, "bench signature %lld (configured)", (long long) self->bench);
+        }
+    }
+    if (rc == 0)
+        rc = s_bind(self, err, errlen);
+    if (rc == 0)
+        rc = s_load_leases(self, err, errlen);
+    if (rc == 0 && coord_runs_refresh(self) < 0)
+        rc = capa_fail(err, errlen, CAPA_EDB, "cannot read runs: %s",
+                       store_last_error(self->store));
+    if (rc < 0) {
+        coord_destroy(&self);
+        return rc;
+    }
+    int64_t now = coord_now_ms();
+    self->next_cron_ms = now;
+    self->next_refresh_ms = now + self->cfg.refresh_ms;
+    self->next_seen_ms = now + 30000;
+    LOG(LOG_INFO, "listening on %s (heartbeat %d ms x %d, lease %d s)", self->endpoint,
+        self->cfg.heartbeat_ms, self->cfg.liveness, self->cfg.lease_seconds);
+    *self_p = self;
+    return 0;
+}
+
+void coord_destroy(coord_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    coord_t *self = *self_p;
+    if (self->router) {
+        proto_msg_t bye = { .type = PROTO_BYE };
+        snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "coordinator shutting down");
+        for (size_t i = 0; i < self->session_cap; i++)
+            if (self->sessions[i].used)
+                coord_send(self, self->sessions[i].rid, self->sessions[i].rid_len,
+                           self->sessions[i].req_style, &bye);
+        zmq_close(self->router);
+    }
+    if (self->zctx)
+        zmq_ctx_term(self->zctx);
+    coord_runs_free(self);
+    for (size_t b = 0; b < self->lease_buckets; b++) {
+        coord_lease_t *l = self->leases[b];
+        while (l) {
+            coord_lease_t *next = l->next;
+            free(l->step);
+            free(l);
+            l = next;
+        }
+    }
+    free(self->leases);
+    free(self->sessions);
+    store_destroy(&self->store);
+    free(self);
+    *self_p = NULL;
+}
+
+/* Marks sessions whose contributor was revoked (refused at their next message). */
+static void s_revocations(coord_t *self)
+{
+    if (self->session_count == 0)
+        return;
+    store_contributor_t *list = NULL;
+    size_t n = 0;
+    if (store_contributor_list(self->store, &list, &n) < 0)
+        return;
+    for (size_t i = 0; i < self->session_cap; i++) {
+        coord_session_t *s = &self->sessions[i];
+        if (!s->used)
+            continue;
+        for (size_t j = 0; j < n; j++)
+            if (list[j].id == s->contributor_id && list[j].revoked_at_ms != 0)
+                s->revoked = true;
+    }
+    free(list);
+}
+
+static void s_dead_workers(coord_t *self, int64_t now)
+{
+    int64_t limit = (int64_t) self->cfg.heartbeat_ms * self->cfg.liveness;
+    for (;;) {
+        coord_session_t *dead = NULL;
+        for (size_t i = 0; i < self->session_cap && !dead; i++)
+            if (self->sessions[i].used && now - self->sessions[i].last_recv_ms > limit)
+                dead = &self->sessions[i];
+        if (!dead)
+            return;
+        char worker[PROTO_ID_MAX];
+        snprintf(worker, sizeof worker, "%s", dead->worker_id);
+        LOG(LOG_WARN, "worker %s silent for over %lld ms: dead, session %s ends", worker,
+            (long long) limit, dead->session);
+        coord_session_remove(self, dead);
+        coord_lease_expire_worker(self, worker);
+    }
+}
+
+int coord_cron(coord_t *self)
+{
+    int64_t now = coord_now_ms();
+    if (now >= self->next_refresh_ms) {
+        self->next_refresh_ms = now + self->cfg.refresh_ms;
+        if (coord_runs_refresh(self) < 0)
+            LOG(LOG_WARN, "cannot refresh runs: %s", store_last_error(self->store));
+        s_revocations(self);
+    }
+    s_dead_workers(self, now);
+    /* Heartbeats to workers we have been silent to. */
+    proto_msg_t hb = { .type = PROTO_HEARTBEAT };
+    for (size_t i = 0; i < self->session_cap; i++) {
+        coord_session_t *s = &self->sessions[i];
+        if (s->used && now - s->last_sent_ms >= self->cfg.heartbeat_ms)
+            coord_send(self, s->rid, s->rid_len, s->req_style, &hb);
+    }
+    /* Leases past their time: exactly their unplayed pairs go back. */
+    store_range_t *ranges = NULL;
+    size_t n = 0;
+    if (store_task_expire_due(self->store, &ranges, &n) == 0) {
+        for (size_t i = 0; i < n; i++)
+            LOG(LOG_INFO, "lease %lld expired: run %lld pairs %lld..%lld back to the pool",
+                (long long) ranges[i].task_id, (long long) ranges[i].run_id,
+                (long long) ranges[i].first, (long long) ranges[i].last);
+        coord_lease_return(self, ranges, n);
+        free(ranges);
+        /* Expired leases whose pairs were all stored return no range. */
+        int64_t wall = coord_wall_ms();
+        for (size_t b = 0; b < self->lease_buckets; b++) {
+            coord_lease_t *l = self->leases[b];
+            while (l) {
+                coord_lease_t *next = l->next;
+                if (!l->cancelled && l->expires_ms + 2000 < wall) {
+                    store_task_t t;
+                    if (store_task_get(self->store, l->task_id, &t) == 0 &&
+                        t.status != STORE_TASK_ACTIVE)
+                        coord_lease_remove(self, l->task_id);
+                }
+                l = next;
+            }
+        }
+    }
+    for (coord_run_t *r = self->runs; r; r = r->next)
+        coord_run_check(self, r, false);
+    if (now >= self->next_seen_ms) {
+        self->next_seen_ms = now + 30000;
+        for (size_t i = 0; i < self->session_cap; i++)
+            if (self->sessions[i].used)
+                store_worker_seen(self->store, self->sessions[i].worker_id);
+    }
+    self->next_cron_ms = now + self->cfg.cron_ms;
+    return 0;
+}
+
+/* Reads one multipart message; returns false when none is waiting. */
+static bool s_recv_one(coord_t *self)
+{
+    zmq_msg_t parts[3];
+    int n = 0;
+    bool more = true;
+    int extra = 0;
+    while (more) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, self->router, n == 0 && extra == 0 ? ZMQ_DONTWAIT : 0) < 0) {
+            zmq_msg_close(&m);
+            for (int i = 0; i < n; i++)
+                zmq_msg_close(&parts[i]);
+            return false;
+        }
+        more = zmq_msg_more(&m);
+        if (n < 3)
+            parts[n++] = m;
+        else {
+            zmq_msg_close(&m);
+            extra++;
+        }
+    }
+    const uint8_t *rid = zmq_msg_data(&parts[0]);
+    size_t rid_len = zmq_msg_size(&parts[0]);
+    if (n == 2 && extra == 0) {
+        coord_handle(self, rid, rid_len, false, zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]));
+    } else if (n == 3 && extra == 0 && zmq_msg_size(&parts[1]) == 0) {
+        coord_handle(self, rid, rid_len, true, zmq_msg_data(&parts[2]), zmq_msg_size(&parts[2]));
+    } else {
+        coord_send_error(self, rid, rid_len, false, PROTO_BAD_SCHEMA, PROTO_NONE, -1, -1,
+                         "expected one JSON frame, got %d", n - 1 + extra);
+    }
+    for (int i = 0; i < n; i++)
+        zmq_msg_close(&parts[i]);
+    return true;
+}
+
+static bool s_idle(const coord_t *self)
+{
+    for (const coord_run_t *r = self->runs; r; r = r->next)
+        if (r->active)
+            return false;
+    return true;
+}
+
+int coord_serve(coord_t *self, volatile sig_atomic_t *stop)
+{
+    while (!*stop) {
+        int64_t now = coord_now_ms();
+        long timeout = (long) (self->next_cron_ms - now);
+        if (timeout < 0)
+            timeout = 0;
+        zmq_pollitem_t item = { self->router, 0, ZMQ_POLLIN, 0 };
+        int rc = zmq_poll(&item, 1, timeout);
+        if (rc < 0) {
+            if (zmq_errno() == EINTR)
+                continue;
+            LOG(LOG_ERROR, "zmq_poll: %s", zmq_strerror(zmq_errno()));
+            return CAPA_EIO;
+        }
+        if (item.revents & ZMQ_POLLIN)
+            for (int i = 0; i < COORD_DRAIN_MAX && !*stop && s_recv_one(self); i++)
+                ;
+        if (coord_now_ms() >= self->next_cron_ms) {
+            coord_cron(self);
+            if (self->cfg.exit_when_idle && s_idle(self)) {
+                LOG(LOG_INFO, "no run is pending or running: exiting (exit_when_idle)");
+                break;
+            }
+        }
+    }
+    LOG(LOG_INFO, "stopping: %llu messages handled, %llu refused",
+        (unsigned long long) self->msgs_in, (unsigned long long) self->msgs_bad);
+    return 0;
+}

@@ -1,0 +1,137 @@
+/* coord_int.h - the coordinator's internal state, shared by coord*.c only. */
+#ifndef CAPA_COORD_INT_H
+#define CAPA_COORD_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coord.h"
+#include "pool.h"
+#include "protocol.h"
+#include "runinfo.h"
+#include "stats_spsa.h"
+#include "store.h"
+
+#define COORD_RID_MAX 256     /* ZeroMQ routing ids are at most 255 bytes */
+
+/* A connected worker: one DEALER connection after a good HELLO. */
+typedef struct {
+    bool used;
+    uint8_t rid[COORD_RID_MAX];
+    size_t rid_len;
+    bool req_style;                 /* [rid][empty][json] peer */
+    char worker_id[PROTO_ID_MAX];
+    char session[PROTO_ID_MAX];
+    int64_t contributor_id;
+    double nps;
+    int concurrency;
+    int64_t last_recv_ms;           /* monotonic */
+    int64_t last_sent_ms;
+    bool revoked;                   /* the token was revoked: refuse the next message */
+} coord_session_t;
+
+/* A lease the coordinator knows (active, or cancelled by a run's end). */
+typedef struct coord_lease {
+    int64_t task_id;
+    int64_t run_id;
+    char worker_id[PROTO_ID_MAX];
+    int64_t first, last;
+    int64_t expires_ms;             /* wall clock */
+    bool cancelled;                 /* the run ended: results still stored */
+    stats_spsa_step_t *step;        /* spsa runs: the task's perturbation (owned) */
+    struct coord_lease *next;       /* hash chain */
+} coord_lease_t;
+
+/* A run the coordinator knows. */
+typedef struct coord_run {
+    int64_t id;
+    store_run_status_t status;
+    int priority;
+    int64_t pairs_planned;
+    runinfo_t *info;                /* parsed document (owned) */
+    pool_t *pool;                   /* pairs to hand out (active runs) */
+    int64_t in_flight;              /* pairs under active lease */
+    store_totals_t totals;          /* counters (kept in step with our inserts) */
+    int64_t last_estimate_pairs;
+    int64_t last_estimate_ms;
+    bool active;                    /* handing out work */
+    stats_spsa_t *spsa;             /* spsa runs: theta and gains (owned) */
+    struct coord_run *next;
+} coord_run_t;
+
+struct coord_s {
+    coord_config_t cfg;
+    store_t *store;
+    void *zctx;
+    void *router;
+    char endpoint[256];
+    int64_t bench;
+    char engine_version[PROTO_TEXT_MAX];
+    /* sessions: open addressing on the routing id */
+    coord_session_t *sessions;
+    size_t session_cap, session_count;
+    uint64_t session_serial;
+    /* leases: chained hash on task id */
+    coord_lease_t **leases;
+    size_t lease_buckets, lease_count;
+    coord_run_t *runs;              /* list, oldest first */
+    int64_t next_cron_ms, next_refresh_ms, next_seen_ms;
+    uint64_t msgs_in, msgs_bad;
+};
+
+int64_t coord_now_ms(void);         /* monotonic */
+int64_t coord_wall_ms(void);        /* Unix epoch */
+
+/* coord_session.c */
+coord_session_t *coord_session_find(coord_t *self, const uint8_t *rid, size_t len);
+coord_session_t *coord_session_add(coord_t *self, const uint8_t *rid, size_t len);
+void coord_session_remove(coord_t *self, coord_session_t *s);
+coord_session_t *coord_session_by_worker(coord_t *self, const char *worker_id);
+
+/* coord_lease.c */
+coord_lease_t *coord_lease_find(coord_t *self, int64_t task_id);
+int coord_lease_add(coord_t *self, const coord_lease_t *l);
+void coord_lease_remove(coord_t *self, int64_t task_id);
+/* Puts ranges back into their runs' pools and forgets their leases. */
+void coord_lease_return(coord_t *self, const store_range_t *ranges, size_t n);
+/* Forgets every active lease of a worker after the store expired them. */
+int coord_lease_expire_worker(coord_t *self, const char *worker_id);
+
+/* coord_runs.c */
+coord_run_t *coord_run_find(coord_t *self, int64_t id);
+/* Loads (or returns) a run known to the database; CAPA_ENOTFOUND. */
+int coord_run_get(coord_t *self, int64_t id, coord_run_t **out);
+/* Reads pending/running runs from the database, notices stopped ones. */
+int coord_runs_refresh(coord_t *self);
+/* SPRT stop, completion and estimates for one run. */
+int coord_run_check(coord_t *self, coord_run_t *run, bool final_estimate);
+void coord_runs_free(coord_t *self);
+
+/* coord_msg.c: sending */
+int coord_send(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+               const proto_msg_t *msg);
+void coord_send_error(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+                      proto_code_t code, proto_type_t about, int64_t task_id, int64_t batch,
+                      const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+/* Handles one frame from a peer. */
+void coord_handle(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+                  const void *frame, size_t len);
+
+/* coord_spsa.c */
+/* A fresh perturbation for a new task of an spsa run (owned by the caller). */
+stats_spsa_step_t *coord_spsa_propose(coord_t *self, coord_run_t *run, int64_t task_id);
+/* Applies a batch's newly stored pairs and persists theta, history and the
+ * open steps. */
+void coord_spsa_apply(coord_t *self, coord_run_t *run, const coord_lease_t *lease,
+                      int64_t pairs, int64_t wins, int64_t losses);
+/* Writes the run's state (theta and the open tasks' perturbations). */
+int coord_spsa_save(coord_t *self, coord_run_t *run);
+/* Restores theta and the open steps of active leases after a restart. */
+int coord_spsa_load(coord_t *self, coord_run_t *run, const char *state_json);
+
+/* coord_task.c */
+void coord_handle_request(coord_t *self, coord_session_t *s, const proto_request_t *req);
+void coord_handle_result(coord_t *self, coord_session_t *s, const proto_result_t *res);
+
+#endif

@@ -1,0 +1,234 @@
+/* coord_msg.c - sending messages and handling HELLO, HEARTBEAT and BYE
+ * (REQUEST and RESULT are in coord_task.c). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <zmq.h>
+
+#include "coord_int.h"
+#include "err.h"
+#include "log.h"
+#include "token.h"
+
+static void s_hex_rid(const uint8_t *rid, size_t len, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len && o + 3 < cap; i++)
+        o += (size_t) snprintf(out + o, cap - o, "%02x", rid[i]);
+    out[o] = 0;
+}
+
+int coord_send(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+               const proto_msg_t *msg)
+{
+    char *frame = NULL, err[256];
+    size_t len = 0;
+    int rc = proto_encode(msg, &frame, &len, err, sizeof err);
+    if (rc < 0) {
+        LOG(LOG_ERROR, "cannot encode %s: %s", proto_type_name(msg->type), err);
+        return rc;
+    }
+    rc = 0;
+    if (zmq_send(self->router, rid, rid_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
+        (req_style && zmq_send(self->router, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) ||
+        zmq_send(self->router, frame, len, ZMQ_DONTWAIT) < 0) {
+        LOG(LOG_WARN, "cannot send %s: %s", proto_type_name(msg->type), zmq_strerror(zmq_errno()));
+        rc = CAPA_EIO;
+    }
+    free(frame);
+    coord_session_t *s = coord_session_find(self, rid, rid_len);
+    if (s)
+        s->last_sent_ms = coord_now_ms();
+    return rc;
+}
+
+void coord_send_error(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+                      proto_code_t code, proto_type_t about, int64_t task_id, int64_t batch,
+                      const char *fmt, ...)
+{
+    proto_msg_t m = { .type = PROTO_ERROR };
+    proto_error_t *e = &m.u.error;
+    e->code = code;
+    e->about = about;
+    e->task_id = task_id;
+    e->batch = batch;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->text, sizeof e->text, fmt, ap);
+    va_end(ap);
+    coord_session_t *s = coord_session_find(self, rid, rid_len);
+    char peer[24];
+    s_hex_rid(rid, rid_len, peer, sizeof peer);
+    self->msgs_bad++;
+    LOG(LOG_WARN, "peer %s session %s worker %s: %s %s: %s", peer, s ? s->session : "-",
+        s ? s->worker_id : "-", proto_type_name(about) ? proto_type_name(about) : "?",
+        proto_code_name(code), e->text);
+    /* The text must be printable ASCII for the encoder: it replaces the rest. */
+    coord_send(self, rid, rid_len, req_style, &m);
+}
+
+static void s_hello(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+                    const proto_hello_t *h)
+{
+    char hash[TOKEN_HASH_MAX];
+    if (token_hash(h->token, hash, sizeof hash) < 0) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
+                         "cannot hash the token");
+        return;
+    }
+    store_contributor_t c;
+    int rc = store_contributor_by_token(self->store, hash, &c);
+    if (rc == CAPA_ENOTFOUND) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_AUTH_FAILED, PROTO_HELLO, -1, -1,
+                         "unknown token");
+        return;
+    }
+    if (rc == CAPA_EAUTH) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_TOKEN_REVOKED, PROTO_HELLO, -1, -1,
+                         "the token of contributor %s was revoked", c.name);
+        return;
+    }
+    if (rc < 0) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
+                         "database unavailable");
+        return;
+    }
+    if (h->bench != self->bench) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_SIGNATURE_MISMATCH, PROTO_HELLO, -1,
+                         -1, "bench signature %lld, expected %lld", (long long) h->bench,
+                         (long long) self->bench);
+        return;
+    }
+    store_worker_t w = { 0 };
+    snprintf(w.id, sizeof w.id, "%s", h->worker_id);
+    w.contributor_id = c.id;
+    snprintf(w.name, sizeof w.name, "%s", h->name);
+    cJSON *host = cJSON_CreateObject();
+    if (host) {
+        if (h->host_os[0])
+            cJSON_AddStringToObject(host, "os", h->host_os);
+        if (h->host_cpu[0])
+            cJSON_AddStringToObject(host, "cpu", h->host_cpu);
+        if (h->host_memory_mb > 0)
+            cJSON_AddNumberToObject(host, "memory_mb", (double) h->host_memory_mb);
+        w.host_info = cJSON_PrintUnformatted(host);
+        cJSON_Delete(host);
+    }
+    w.cores = h->cores;
+    w.concurrency = h->concurrency;
+    snprintf(w.engine_version, sizeof w.engine_version, "%s", h->engine_version);
+    w.bench_signature = h->bench;
+    w.nps = h->nps;
+    rc = store_worker_upsert(self->store, &w);
+    free(w.host_info);
+    if (rc == CAPA_EAUTH) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_AUTH_FAILED, PROTO_HELLO, -1, -1,
+                         "worker id %s belongs to another contributor", h->worker_id);
+        return;
+    }
+    if (rc < 0) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
+                         "database unavailable");
+        return;
+    }
+    /* A worker id that still has a session elsewhere: end that session
+     * (its leases stay valid; the worker may deliver them here). */
+    coord_session_t *old = coord_session_by_worker(self, h->worker_id);
+    if (old && !(old->rid_len == rid_len && memcmp(old->rid, rid, rid_len) == 0)) {
+        LOG(LOG_INFO, "worker %s: new connection ends session %s", h->worker_id, old->session);
+        coord_session_remove(self, old);
+    }
+    coord_session_t *s = coord_session_add(self, rid, rid_len);
+    if (!s) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
+                         "out of memory");
+        return;
+    }
+    s->req_style = req_style;
+    snprintf(s->worker_id, sizeof s->worker_id, "%s", h->worker_id);
+    snprintf(s->session, sizeof s->session, "s-%llx-%llx",
+             (unsigned long long) (coord_wall_ms() & 0xffffffffffULL),
+             (unsigned long long) ++self->session_serial);
+    s->contributor_id = c.id;
+    s->nps = h->nps;
+    s->concurrency = h->concurrency;
+    s->last_recv_ms = coord_now_ms();
+    proto_msg_t m = { .type = PROTO_WELCOME };
+    snprintf(m.u.welcome.session, sizeof m.u.welcome.session, "%s", s->session);
+    m.u.welcome.heartbeat_ms = self->cfg.heartbeat_ms;
+    m.u.welcome.liveness = self->cfg.liveness;
+    m.u.welcome.bench = self->bench;
+    snprintf(m.u.welcome.engine_version, sizeof m.u.welcome.engine_version, "%s",
+             self->engine_version);
+    LOG(LOG_INFO, "worker %s (%s, contributor %s, %d threads, %.0f nps) joined: session %s",
+        h->worker_id, h->name, c.name, h->concurrency, h->nps, s->session);
+    coord_send(self, rid, rid_len, req_style, &m);
+}
+
+void coord_handle(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+                  const void *frame, size_t len)
+{
+    self->msgs_in++;
+    proto_msg_t msg;
+    char err[512];
+    if (proto_decode(frame, len, &msg, err, sizeof err) < 0) {
+        coord_send_error(self, rid, rid_len, req_style, msg.fault, msg.type, -1, -1, "%s", err);
+        proto_msg_free(&msg);
+        return;
+    }
+    if (msg.type == PROTO_HELLO) {
+        s_hello(self, rid, rid_len, req_style, &msg.u.hello);
+        proto_msg_free(&msg);
+        return;
+    }
+    coord_session_t *s = coord_session_find(self, rid, rid_len);
+    if (!s) {
+        int64_t task = msg.type == PROTO_RESULT ? msg.u.result.task_id : -1;
+        int64_t batch = msg.type == PROTO_RESULT ? msg.u.result.batch : -1;
+        coord_send_error(self, rid, rid_len, req_style, PROTO_UNKNOWN_WORKER, msg.type, task,
+                         batch, "no session for this connection: send HELLO");
+        proto_msg_free(&msg);
+        return;
+    }
+    s->last_recv_ms = coord_now_ms();
+    if (s->revoked) {
+        coord_send_error(self, rid, rid_len, req_style, PROTO_TOKEN_REVOKED, msg.type, -1, -1,
+                         "the token of this worker's contributor was revoked");
+        coord_session_remove(self, s);
+        proto_msg_free(&msg);
+        return;
+    }
+    switch (msg.type) {
+    case PROTO_REQUEST:
+        coord_handle_request(self, s, &msg.u.request);
+        break;
+    case PROTO_RESULT:
+        coord_handle_result(self, s, &msg.u.result);
+        break;
+    case PROTO_HEARTBEAT:
+        break;   /* proof of life: last_recv_ms above */
+    case PROTO_BYE: {
+        char worker[PROTO_ID_MAX];
+        snprintf(worker, sizeof worker, "%s", s->worker_id);
+        LOG(LOG_INFO, "worker %s said BYE (%s): session %s ends", worker, msg.u.bye.reason,
+            s->session);
+        coord_session_remove(self, s);
+        coord_lease_expire_worker(self, worker);
+        break;
+    }
+    case PROTO_ERROR:
+        LOG(LOG_WARN, "worker %s reports %s about %s (task %lld): %s", s->worker_id,
+            proto_code_name(msg.u.error.code), proto_type_name(msg.u.error.about) ?
+            proto_type_name(msg.u.error.about) : "?", (long long) msg.u.error.task_id,
+            msg.u.error.text);
+        break;
+    default:
+        coord_send_error(self, rid, rid_len, req_style, PROTO_UNKNOWN_TYPE, msg.type, -1, -1,
+                         "a worker does not send %s", proto_type_name(msg.type));
+        break;
+    }
+    proto_msg_free(&msg);
+}

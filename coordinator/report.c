@@ -1,0 +1,397 @@
+/* report.c - run reports (see report.h). */
+#include "report.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "rundoc.h"
+#include "stats_sprt.h"
+#include "stats_values.h"
+
+#define REPORT_SPSA_HISTORY 200
+
+static cJSON *s_json_or_null(const char *text)
+{
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    return j ? j : cJSON_CreateNull();
+}
+
+static void s_counts(const store_totals_t *t, stats_counts_t *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < 5; i++)
+        c->penta[i] = t->penta[i];
+    c->wins = t->wins;
+    c->draws = t->draws;
+    c->losses = t->losses;
+}
+
+static int s_sprt(const rundoc_t *doc, const store_totals_t *t, cJSON *rep, char *err,
+                  size_t errlen)
+{
+    stats_sprt_params_t p;
+    stats_sprt_params_default(&p);
+    p.elo0 = doc->elo0;
+    p.elo1 = doc->elo1;
+    p.alpha = doc->alpha;
+    p.beta = doc->beta;
+    p.model = doc->model == RUNDOC_ELO_LOGISTIC ? STATS_MODEL_LOGISTIC : STATS_MODEL_NORMALIZED;
+    stats_counts_t c;
+    s_counts(t, &c);
+    stats_sprt_report_t r;
+    int rc = stats_sprt_report(&p, &c, &r, err, errlen);
+    if (rc < 0)
+        return rc;
+    cJSON *j = stats_sprt_to_json(&r);
+    if (!j)
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    cJSON_AddItemToObject(rep, "sprt", j);
+    return 0;
+}
+
+static int s_piece_index(char c)
+{
+    const char *letters = "PNBRACQ";
+    const char *p = strchr(letters, c);
+    return p && c ? (int) (p - letters) : -1;
+}
+
+static int s_values(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *rep, char *err,
+                    size_t errlen)
+{
+    /* Raw scores per imbalance, from B's side. */
+    store_imbalance_t *rows = NULL;
+    size_t nrows = 0;
+    if (store_imbalance_games(store, run_id, &rows, &nrows) < 0)
+        return capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
+    cJSON *list = cJSON_AddArrayToObject(rep, "imbalances");
+    for (size_t i = 0; i < doc->imbalance_count; i++) {
+        const rundoc_imbalance_t *im = &doc->imbalances[i];
+        int64_t w = 0, d = 0, l = 0;
+        for (size_t k = 0; k < nrows; k++)
+            if (strcmp(rows[k].imbalance, im->name) == 0) {
+                w += rows[k].wins;
+                d += rows[k].draws;
+                l += rows[k].losses;
+            }
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", im->name);
+        cJSON_AddStringToObject(e, "side", im->side);
+        cJSON_AddStringToObject(e, "other", im->other);
+        cJSON_AddNumberToObject(e, "games", (double) (w + d + l));
+        cJSON_AddNumberToObject(e, "wins", (double) w);
+        cJSON_AddNumberToObject(e, "draws", (double) d);
+        cJSON_AddNumberToObject(e, "losses", (double) l);
+        if (w + d + l > 0)
+            cJSON_AddNumberToObject(e, "score", (w + 0.5 * d) / (double) (w + d + l));
+        else
+            cJSON_AddNullToObject(e, "score");
+        cJSON_AddItemToArray(list, e);
+    }
+    free(rows);
+    /* The fit over every game, pairs as clusters. */
+    stats_game_t *games = NULL;
+    size_t ng = 0, cap = 0;
+    int64_t from = 0;
+    int rc = 0;
+    for (;;) {
+        store_pair_row_t *pr = NULL;
+        size_t n = 0;
+        if (store_pairs_list(store, run_id, from, 1000, &pr, &n) < 0) {
+            rc = capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
+            break;
+        }
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            const store_pair_row_t *p = &pr[i];
+            from = p->pair_no + 1;
+            if (p->excluded)
+                continue;
+            const rundoc_imbalance_t *im = NULL;
+            for (size_t k = 0; k < doc->imbalance_count; k++)
+                if (strcmp(doc->imbalances[k].name, p->imbalance) == 0)
+                    im = &doc->imbalances[k];
+            if (!im)
+                continue;
+            if (ng + 2 > cap) {
+                cap = cap ? 2 * cap : 2048;
+                stats_game_t *g = realloc(games, cap * sizeof *g);
+                if (!g) {
+                    rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+                    break;
+                }
+                games = g;
+            }
+            for (int gi = 0; gi < 2; gi++) {
+                stats_game_t *g = &games[ng++];
+                memset(g, 0, sizeof *g);
+                for (const char *s = im->side; *s; s++)
+                    if (s_piece_index(*s) >= 0)
+                        g->diff[s_piece_index(*s)]++;
+                for (const char *s = im->other; *s; s++)
+                    if (s_piece_index(*s) >= 0)
+                        g->diff[s_piece_index(*s)]--;
+                g->test_white = p->b_white[gi] ? 1 : 0;
+                int white = p->result[gi];
+                int b = p->b_white[gi] ? white : 2 - white;
+                g->score = b / 2.0;
+                g->pair = p->pair_no;
+            }
+        }
+        free(pr);
+        if (rc < 0 || n < 1000)
+            break;
+    }
+    if (rc == 0 && ng > 0) {
+        stats_values_t *v = NULL;
+        char ferr[256];
+        if (stats_values_fit(games, ng, &v, ferr, sizeof ferr) == 0) {
+            cJSON_AddItemToObject(rep, "values", stats_values_to_json(v));
+            stats_values_destroy(&v);
+        } else {
+            cJSON_AddStringToObject(rep, "values_error", ferr);
+        }
+    } else if (rc == 0) {
+        cJSON_AddStringToObject(rep, "values_error", "no games yet");
+    }
+    free(games);
+    return rc;
+}
+
+static int s_spsa(store_t *store, int64_t run_id, const rundoc_t *doc, const char *state,
+                  cJSON *rep, char *err, size_t errlen)
+{
+    cJSON *o = cJSON_AddObjectToObject(rep, "spsa");
+    cJSON_AddNumberToObject(o, "iterations", (double) doc->iterations);
+    store_spsa_step_t *steps = NULL;
+    size_t n = 0;
+    if (store_spsa_list(store, run_id, &steps, &n) < 0)
+        return capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
+    cJSON *theta = NULL;
+    int64_t iter = 0;
+    if (n > 0) {
+        theta = cJSON_Parse(steps[n - 1].theta);
+        iter = steps[n - 1].iteration;
+    }
+    if (!theta) {
+        theta = cJSON_CreateObject();
+        for (size_t i = 0; i < doc->spsa_count; i++)
+            cJSON_AddNumberToObject(theta, doc->spsa[i].name, doc->spsa[i].start);
+    }
+    cJSON_AddNumberToObject(o, "iteration", (double) iter);
+    cJSON_AddItemToObject(o, "theta", theta);
+    cJSON *hist = cJSON_AddArrayToObject(o, "history");
+    size_t first = n > REPORT_SPSA_HISTORY ? n - REPORT_SPSA_HISTORY : 0;
+    for (size_t i = first; i < n; i++) {
+        cJSON *h = cJSON_CreateObject();
+        cJSON_AddNumberToObject(h, "iteration", (double) steps[i].iteration);
+        cJSON_AddItemToObject(h, "theta", s_json_or_null(steps[i].theta));
+        cJSON_AddItemToArray(hist, h);
+    }
+    store_spsa_list_free(&steps, n);
+    (void) state;
+    return 0;
+}
+
+int report_build(store_t *store, int64_t run_id, cJSON **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    store_run_t run;
+    memset(&run, 0, sizeof run);
+    int rc = store_run_get(store, run_id, &run);
+    if (rc == CAPA_ENOTFOUND)
+        return capa_fail(err, errlen, rc, "no run %lld", (long long) run_id);
+    if (rc < 0)
+        return capa_fail(err, errlen, rc, "%s", store_last_error(store));
+    rundoc_t *doc = NULL;
+    rc = rundoc_parse(run.doc, strlen(run.doc), NULL, NULL, &doc, err, errlen);
+    cJSON *rep = rc == 0 ? cJSON_CreateObject() : NULL;
+    if (rc == 0 && !rep)
+        rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    if (rc == 0) {
+        cJSON_AddNumberToObject(rep, "id", (double) run.id);
+        cJSON_AddStringToObject(rep, "name", run.name);
+        cJSON_AddStringToObject(rep, "kind", store_run_kind_name(run.kind));
+        cJSON_AddStringToObject(rep, "status", store_run_status_name(run.status));
+        cJSON_AddNumberToObject(rep, "priority", run.priority);
+        cJSON_AddNumberToObject(rep, "seed", (double) run.seed);
+        cJSON_AddNumberToObject(rep, "pairs_planned", (double) run.pairs_planned);
+        cJSON_AddNumberToObject(rep, "created_at_ms", (double) run.created_at_ms);
+        cJSON_AddNumberToObject(rep, "started_at_ms", (double) run.started_at_ms);
+        cJSON_AddNumberToObject(rep, "finished_at_ms", (double) run.finished_at_ms);
+        cJSON_AddItemToObject(rep, "result", s_json_or_null(run.result));
+        cJSON *t = cJSON_AddObjectToObject(rep, "totals");
+        cJSON_AddNumberToObject(t, "pairs", (double) run.totals.pairs);
+        cJSON *pt = cJSON_AddArrayToObject(t, "penta");
+        for (int i = 0; i < 5; i++)
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber((double) run.totals.penta[i]));
+        cJSON_AddNumberToObject(t, "wins", (double) run.totals.wins);
+        cJSON_AddNumberToObject(t, "draws", (double) run.totals.draws);
+        cJSON_AddNumberToObject(t, "losses", (double) run.totals.losses);
+        cJSON_AddNumberToObject(t, "cpu_ms", (double) run.totals.cpu_ms);
+        switch (run.kind) {
+        case STORE_RUN_SPRT:
+            rc = s_sprt(doc, &run.totals, rep, err, errlen);
+            break;
+        case STORE_RUN_VALUES:
+            rc = s_values(store, run_id, doc, rep, err, errlen);
+            break;
+        case STORE_RUN_SPSA:
+            rc = s_spsa(store, run_id, doc, run.state, rep, err, errlen);
+            break;
+        }
+    }
+    rundoc_destroy(&doc);
+    store_run_clear(&run);
+    if (rc < 0) {
+        cJSON_Delete(rep);
+        return rc;
+    }
+    *out = rep;
+    return 0;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    bool oom;
+} s_text_t;
+
+static void s_put(s_text_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void s_put(s_text_t *t, const char *fmt, ...)
+{
+    if (t->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->oom = true;
+            return;
+        }
+        if ((size_t) n < t->cap - t->len) {
+            t->len += (size_t) n;
+            return;
+        }
+        size_t cap = (t->cap + (size_t) n + 1) * 2;
+        char *b = realloc(t->buf, cap);
+        if (!b) {
+            t->oom = true;
+            return;
+        }
+        t->buf = b;
+        t->cap = cap;
+    }
+}
+
+static double s_num(const cJSON *o, const char *key)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(j) ? j->valuedouble : NAN;
+}
+
+static const char *s_str(const cJSON *o, const char *key)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(j) ? j->valuestring : "";
+}
+
+/* value [lo, hi] of an interval object {"value", "ci95": [lo, hi]} */
+static void s_interval(s_text_t *t, const cJSON *o, const char *fmt_one)
+{
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(o, "ci95");
+    double v = s_num(o, "value");
+    double lo = cJSON_IsArray(ci) && cJSON_GetArraySize(ci) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(ci, 0))
+                    ? cJSON_GetArrayItem(ci, 0)->valuedouble : NAN;
+    double hi = cJSON_IsArray(ci) && cJSON_GetArraySize(ci) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(ci, 1))
+                    ? cJSON_GetArrayItem(ci, 1)->valuedouble : NAN;
+    char f[64];
+    snprintf(f, sizeof f, "%s [%s, %s]", fmt_one, fmt_one, fmt_one);
+    s_put(t, f, v, lo, hi);
+}
+
+char *report_format(const cJSON *rep)
+{
+    s_text_t t = { 0 };
+    s_put(&t, "run %.0f  %s  (%s, %s, priority %.0f)\n", s_num(rep, "id"), s_str(rep, "name"),
+          s_str(rep, "kind"), s_str(rep, "status"), s_num(rep, "priority"));
+    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
+    s_put(&t, "pairs      %.0f of %.0f planned   CPU %.1f h\n", s_num(tot, "pairs"),
+          s_num(rep, "pairs_planned"), s_num(tot, "cpu_ms") / 3.6e6);
+    const cJSON *sprt = cJSON_GetObjectItemCaseSensitive(rep, "sprt");
+    if (sprt) {
+        s_put(&t, "games      W %.0f  D %.0f  L %.0f\n", s_num(sprt, "wins"), s_num(sprt, "draws"),
+              s_num(sprt, "losses"));
+        const cJSON *pt = cJSON_GetObjectItemCaseSensitive(sprt, "penta");
+        s_put(&t, "penta      ");
+        const cJSON *x;
+        cJSON_ArrayForEach(x, pt)
+            s_put(&t, "%.0f ", x->valuedouble);
+        s_put(&t, " (pairs scoring 0, 1/4, 1/2, 3/4, 1)\n");
+        s_put(&t, "Elo        ");
+        s_interval(&t, cJSON_GetObjectItemCaseSensitive(sprt, "elo"), "%.1f");
+        s_put(&t, "\nnElo       ");
+        s_interval(&t, cJSON_GetObjectItemCaseSensitive(sprt, "nelo"), "%.1f");
+        s_put(&t, "\nLOS        %.1f%%\n", 100.0 * s_num(sprt, "los"));
+        s_put(&t, "LLR        %.3f  [%.3f, %.3f]  (%s [%g, %g], alpha %g, beta %g)\n",
+              s_num(sprt, "llr"), s_num(sprt, "lower_bound"), s_num(sprt, "upper_bound"),
+              s_str(sprt, "model"), s_num(sprt, "elo0"), s_num(sprt, "elo1"),
+              s_num(sprt, "alpha"), s_num(sprt, "beta"));
+        s_put(&t, "verdict    %s\n", s_str(sprt, "verdict"));
+    }
+    const cJSON *imbs = cJSON_GetObjectItemCaseSensitive(rep, "imbalances");
+    if (imbs) {
+        s_put(&t, "imbalance            games      W      D      L   score (side under test)\n");
+        const cJSON *e;
+        cJSON_ArrayForEach(e, imbs)
+            s_put(&t, "%-18s %7.0f %6.0f %6.0f %6.0f   %.3f\n", s_str(e, "name"), s_num(e, "games"),
+                  s_num(e, "wins"), s_num(e, "draws"), s_num(e, "losses"), s_num(e, "score"));
+        const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
+        const cJSON *pv = vals ? cJSON_GetObjectItemCaseSensitive(vals, "values") : NULL;
+        if (pv) {
+            s_put(&t, "piece values (pawns, 95%% interval), %.0f games:\n", s_num(vals, "games"));
+            const cJSON *p;
+            cJSON_ArrayForEach(p, pv) {
+                if (cJSON_IsNull(p))
+                    continue;
+                s_put(&t, "  %-2s ", p->string);
+                s_interval(&t, p, "%.2f");
+                s_put(&t, "\n");
+            }
+        } else {
+            s_put(&t, "piece values: %s\n", s_str(rep, "values_error"));
+        }
+    }
+    const cJSON *spsa = cJSON_GetObjectItemCaseSensitive(rep, "spsa");
+    if (spsa) {
+        s_put(&t, "iteration  %.0f of %.0f\ntheta\n", s_num(spsa, "iteration"),
+              s_num(spsa, "iterations"));
+        const cJSON *p;
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(spsa, "theta"))
+            s_put(&t, "  %-24s %.2f\n", p->string, p->valuedouble);
+    }
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(rep, "result");
+    if (res && !cJSON_IsNull(res)) {
+        char *r = cJSON_PrintUnformatted(res);
+        if (r && strlen(r) < 400)
+            s_put(&t, "result     %s\n", r);
+        else
+            s_put(&t, "result     %s\n", s_str(res, "verdict"));
+        free(r);
+    }
+    if (t.oom) {
+        free(t.buf);
+        return NULL;
+    }
+    if (!t.buf)
+        t.buf = strdup("");
+    return t.buf;
+}

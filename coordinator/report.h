@@ -1,0 +1,40 @@
+/* report.h - a run's report as JSON (what `capa-coordinator run show`, the
+ * HTTP API and the estimates table show), and a text rendering of it.
+ *
+ *   cJSON *rep = NULL;
+ *   if (report_build(store, run_id, &rep, err, sizeof err) == 0) {
+ *       char *text = report_format(rep);    caller frees
+ *       ...; free(text); cJSON_Delete(rep);  caller owns rep
+ *   }
+ *
+ * Fields: id, name, kind, status, priority, seed, pairs_planned, created_at_ms,
+ * started_at_ms, finished_at_ms, result (the stored verdict or null),
+ * totals {pairs, penta[5], wins, draws, losses, cpu_ms}, and by kind:
+ *   sprt:   "sprt": the stats_sprt_to_json report (W/D/L, pentanomial, Elo
+ *           and nElo with 95% intervals, LOS, LLR with bounds, verdict)
+ *   values: "imbalances": per imbalance {name, side, other, games, wins,
+ *           draws, losses, score} (raw, B's view), and "values": the
+ *           stats_values_to_json fit (piece values with 95% intervals), or
+ *           "values_error" when the games cannot be fitted yet
+ *   spsa:   "spsa": {iteration, iterations, theta {name: value},
+ *           history [{iteration, theta}] (at most the last 200 steps)}
+ */
+#ifndef CAPA_COORD_REPORT_H
+#define CAPA_COORD_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "store.h"
+
+/* 0 and *out (caller deletes), CAPA_ENOTFOUND (no such run), CAPA_EDB, or
+ * another negative capa_err_t, each with err filled. */
+int report_build(store_t *store, int64_t run_id, cJSON **out, char *err, size_t errlen);
+
+/* A multi-line text rendering of a report from report_build; malloc'ed
+ * (caller frees); NULL on ENOMEM. */
+char *report_format(const cJSON *report);
+
+#endif
