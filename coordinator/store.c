@@ -67,6 +67,7 @@ static int s_connect(store_t *store)
     }
     PQsetNoticeProcessor(conn, s_notice, NULL);
     store->conn = conn;
+    store->n_prepared = 0;
     /* Times are read as epoch ms, but keep text timestamps readable too. */
     PGresult *res = PQexec(conn, "SET TIME ZONE 'UTC'");
     int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
@@ -167,19 +168,9 @@ static int s_code_of(const char *sqlstate)
     return CAPA_EDB;
 }
 
-int store_exec(store_t *store, const char *what, const char *sql, int n,
-               const char *const *params, PGresult **res_p)
+/* Turns a result into 0 or an error code (and clears it on error). */
+static int s_result(store_t *store, const char *what, PGresult *res, PGresult **res_p)
 {
-    if (res_p)
-        *res_p = NULL;
-    if (PQtransactionStatus(store->conn) != PQTRANS_INTRANS
-        || PQstatus(store->conn) != CONNECTION_OK) {
-        /* Outside a transaction: check (and repair) the connection first. */
-        int rc = s_ensure(store);
-        if (rc < 0)
-            return rc;
-    }
-    PGresult *res = PQexecParams(store->conn, sql, n, NULL, params, NULL, NULL, 0);
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
         if (res_p)
@@ -197,6 +188,50 @@ int store_exec(store_t *store, const char *what, const char *sql, int n,
                state ? state : "");
     PQclear(res);
     return code;
+}
+
+/* Outside a transaction, checks (and repairs) the connection first. */
+static int s_before(store_t *store)
+{
+    if (PQtransactionStatus(store->conn) == PQTRANS_INTRANS
+        && PQstatus(store->conn) == CONNECTION_OK)
+        return 0;
+    return s_ensure(store);
+}
+
+int store_exec(store_t *store, const char *what, const char *sql, int n,
+               const char *const *params, PGresult **res_p)
+{
+    if (res_p)
+        *res_p = NULL;
+    int rc = s_before(store);
+    if (rc < 0)
+        return rc;
+    PGresult *res = PQexecParams(store->conn, sql, n, NULL, params, NULL, NULL, 0);
+    return s_result(store, what, res, res_p);
+}
+
+int store_exec_prepared(store_t *store, const char *what, const char *name, const char *sql,
+                        int n, const char *const *params, PGresult **res_p)
+{
+    if (res_p)
+        *res_p = NULL;
+    int rc = s_before(store);
+    if (rc < 0)
+        return rc;
+    bool have = false;
+    for (int i = 0; i < store->n_prepared; i++)
+        have |= strcmp(store->prepared[i], name) == 0;
+    if (!have) {
+        if (store->n_prepared == (int) (sizeof store->prepared / sizeof store->prepared[0]))
+            return store_fail(store, CAPA_EFULL, "too many prepared statements");
+        rc = s_result(store, what, PQprepare(store->conn, name, sql, n, NULL), NULL);
+        if (rc < 0)
+            return rc;
+        store->prepared[store->n_prepared++] = name;
+    }
+    PGresult *res = PQexecPrepared(store->conn, name, n, params, NULL, NULL, 0);
+    return s_result(store, what, res, res_p);
 }
 
 int store_begin(store_t *store)

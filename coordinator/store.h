@@ -243,6 +243,24 @@ typedef struct {
 int store_insert_pairs(store_t *store, int64_t run_id, const store_pair_t *pairs, size_t n,
                        bool *new_p, size_t *n_new);
 
+/* Several batches (e.g. every RESULT that arrived in one turn of the
+ * coordinator's loop) in one transaction, so they share one commit: one
+ * round trip per batch but one disk flush for all. Each batch gets its own
+ * outcome in rc / n_new / new_p, exactly as store_insert_pairs would give it:
+ * a bad batch does not keep the others from being stored (if the server
+ * refuses one, the rest are stored one transaction each). Returns 0 if every
+ * batch was stored, else the first batch's error (look at each rc). */
+typedef struct {
+    int64_t run_id;
+    const store_pair_t *pairs;   /* borrowed */
+    size_t n;
+    bool *new_p;                 /* caller array of n, may be NULL */
+    size_t n_new;                /* out */
+    int rc;                      /* out: 0 or the batch's error */
+} store_batch_t;
+
+int store_insert_batches(store_t *store, store_batch_t *batches, size_t n);
+
 /* The run's stored pair numbers as sorted disjoint ranges (task_id 0), to
  * rebuild the scheduler's pool after a restart. Heap array, free(). */
 int store_pairs_stored(store_t *store, int64_t run_id, store_range_t **ranges_p,

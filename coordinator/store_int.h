@@ -15,6 +15,8 @@ struct store_s {
     PGconn *conn;          /* NULL while disconnected */
     char *conninfo;        /* heap copy, for reconnecting */
     char errmsg[1024];
+    const char *prepared[8];  /* statement names prepared on this connection */
+    int n_prepared;
 };
 
 /* Records a failure message, logs it (WARN) and returns code. */
@@ -28,6 +30,11 @@ int store_fail(store_t *store, int code, const char *fmt, ...)
  * names the operation in the error message. */
 int store_exec(store_t *store, const char *what, const char *sql, int n,
                const char *const *params, PGresult **res_p);
+
+/* As store_exec, through a statement prepared once per connection under
+ * name (a string constant; at most 8 names). */
+int store_exec_prepared(store_t *store, const char *what, const char *name, const char *sql,
+                        int n, const char *const *params, PGresult **res_p);
 
 /* Transactions around several store_exec calls. store_rollback never fails
  * (a broken connection rolls back by itself). */

@@ -171,8 +171,10 @@ static int s_check_batch(store_t *store, const store_pair_t *pairs, size_t n, in
     return 0;
 }
 
-int store_insert_pairs(store_t *store, int64_t run_id, const store_pair_t *pairs, size_t n,
-                       bool *new_p, size_t *n_new)
+/* Checks and stores one batch with one statement: its own transaction in
+ * autocommit, or part of the caller's. */
+static int s_insert(store_t *store, int64_t run_id, const store_pair_t *pairs, size_t n,
+                    bool *new_p, size_t *n_new)
 {
     if (n_new)
         *n_new = 0;
@@ -228,7 +230,8 @@ int store_insert_pairs(store_t *store, int64_t run_id, const store_pair_t *pairs
         params[1 + k] = a[k].s;
     }
     PGresult *res;
-    rc = store_exec(store, "insert pairs", s_insert_sql, 1 + A_COUNT, params, &res);
+    rc = store_exec_prepared(store, "insert pairs", "capa_insert_pairs", s_insert_sql,
+                             1 + A_COUNT, params, &res);
     if (rc < 0)
         goto out;
     /* The statement committed (autocommit); mark which pair numbers were new. */
@@ -252,6 +255,55 @@ out:
         free(a[k].s);
     free(sorted);
     free(fresh);
+    return rc;
+}
+
+int store_insert_pairs(store_t *store, int64_t run_id, const store_pair_t *pairs, size_t n,
+                       bool *new_p, size_t *n_new)
+{
+    return s_insert(store, run_id, pairs, n, new_p, n_new);
+}
+
+int store_insert_batches(store_t *store, store_batch_t *batches, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        batches[i].rc = 0;
+        batches[i].n_new = 0;
+    }
+    if (n == 0)
+        return 0;
+    if (n == 1) {
+        store_batch_t *b = &batches[0];
+        return b->rc = s_insert(store, b->run_id, b->pairs, b->n, b->new_p, &b->n_new);
+    }
+    /* One transaction: one WAL flush for all of them. A batch refused before
+     * it reaches the server leaves the transaction intact; one refused by the
+     * server aborts it, and then each batch goes on its own. */
+    bool alone = false;
+    rc = store_begin(store);
+    if (rc < 0)
+        alone = true;
+    for (size_t i = 0; i < n && !alone; i++) {
+        store_batch_t *b = &batches[i];
+        b->rc = s_insert(store, b->run_id, b->pairs, b->n, b->new_p, &b->n_new);
+        if (b->rc < 0 && PQtransactionStatus(store->conn) != PQTRANS_INTRANS)
+            alone = true;
+    }
+    if (!alone && store_commit(store) < 0)
+        alone = true;
+    if (alone) {
+        store_rollback(store);
+        for (size_t i = 0; i < n; i++) {
+            store_batch_t *b = &batches[i];
+            b->n_new = 0;
+            b->rc = s_insert(store, b->run_id, b->pairs, b->n, b->new_p, &b->n_new);
+        }
+    }
+    rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (batches[i].rc < 0 && rc == 0)
+            rc = batches[i].rc;
     return rc;
 }
 

@@ -11,6 +11,7 @@ set(store_cases
   a_batch_is_stored_once_and_a_replay_is_all_duplicates
   a_partly_replayed_batch_reports_new_and_duplicate_pairs
   a_bad_batch_stores_nothing
+  batches_share_a_commit_and_a_bad_one_spoils_nothing
   totals_equal_a_recount_of_the_pairs
   stored_pairs_come_back_as_ranges
   imbalance_games_are_counted_from_the_side_under_test

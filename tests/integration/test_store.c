@@ -328,6 +328,63 @@ static void a_bad_batch_stores_nothing(void)
     store_destroy(&st);
 }
 
+static void batches_share_a_commit_and_a_bad_one_spoils_nothing(void)
+{
+    store_t *st = s_store();
+    int64_t c = s_contributor(st, "group commit");
+    s_worker(st, "w-group", c);
+    int64_t run1 = s_run(st, STORE_RUN_SPRT, 1000), run2 = s_run(st, STORE_RUN_SPRT, 1000);
+    store_pair_t a[3], b[2], dup[2], bad[2], ghost[1];
+    for (int i = 0; i < 3; i++)
+        a[i] = s_pair(i, "w-group");
+    for (int i = 0; i < 2; i++) {
+        b[i] = s_pair(i, "w-group");          /* same numbers, another run */
+        dup[i] = s_pair(i, "w-group");        /* pair 0 and 1 of run 1 again */
+        bad[i] = s_pair(50 + i, "w-group");
+    }
+    bad[1].score = (bad[1].score + 1) % 5;    /* refused before the server sees it */
+    ghost[0] = s_pair(60, "no-such-worker");  /* refused by the server (foreign key) */
+    bool fa[3], fb[2], fd[2];
+    store_batch_t batches[] = {
+        { .run_id = run1, .pairs = a, .n = 3, .new_p = fa },
+        { .run_id = run2, .pairs = b, .n = 2, .new_p = fb },
+        { .run_id = run1, .pairs = bad, .n = 2 },
+        { .run_id = run1, .pairs = dup, .n = 2, .new_p = fd },
+    };
+    CHECK_EQ_INT(store_insert_batches(st, batches, 4), CAPA_EINVAL);
+    CHECK_EQ_INT(batches[0].rc, 0);
+    CHECK_EQ_INT(batches[0].n_new, 3);
+    CHECK(fa[0] && fa[1] && fa[2]);
+    CHECK_EQ_INT(batches[1].rc, 0);
+    CHECK_EQ_INT(batches[1].n_new, 2);
+    CHECK_EQ_INT(batches[2].rc, CAPA_EINVAL);
+    CHECK_EQ_INT(batches[3].rc, 0);
+    CHECK_EQ_INT(batches[3].n_new, 0);    /* stored by batch 0 in the same transaction */
+    CHECK(!fd[0] && !fd[1]);
+
+    /* The server refuses one: the others are still stored, each on its own. */
+    store_pair_t more[2] = { s_pair(10, "w-group"), s_pair(11, "w-group") };
+    store_batch_t second[] = {
+        { .run_id = run1, .pairs = more, .n = 2 },
+        { .run_id = run1, .pairs = ghost, .n = 1 },
+        { .run_id = run1, .pairs = a, .n = 3 },
+    };
+    CHECK_EQ_INT(store_insert_batches(st, second, 3), CAPA_ENOTFOUND);
+    CHECK_EQ_INT(second[0].rc, 0);
+    CHECK_EQ_INT(second[0].n_new, 2);
+    CHECK_EQ_INT(second[1].rc, CAPA_ENOTFOUND);
+    CHECK_EQ_INT(second[2].rc, 0);
+    CHECK_EQ_INT(second[2].n_new, 0);
+    store_totals_t t1, r1, t2;
+    CHECK(store_run_totals(st, run1, &t1) == 0);
+    CHECK(store_run_recount(st, run1, &r1) == 0);
+    s_check_totals_equal(&t1, &r1);
+    CHECK_EQ_INT(t1.pairs, 5);
+    CHECK(store_run_totals(st, run2, &t2) == 0);
+    CHECK_EQ_INT(t2.pairs, 2);
+    store_destroy(&st);
+}
+
 static void totals_equal_a_recount_of_the_pairs(void)
 {
     store_t *st = s_store();
@@ -821,6 +878,7 @@ static const check_case_t CASES[] = {
     CASE(a_batch_is_stored_once_and_a_replay_is_all_duplicates),
     CASE(a_partly_replayed_batch_reports_new_and_duplicate_pairs),
     CASE(a_bad_batch_stores_nothing),
+    CASE(batches_share_a_commit_and_a_bad_one_spoils_nothing),
     CASE(totals_equal_a_recount_of_the_pairs),
     CASE(stored_pairs_come_back_as_ranges),
     CASE(imbalance_games_are_counted_from_the_side_under_test),
