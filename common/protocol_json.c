@@ -2,6 +2,7 @@
 #include "protocol_json.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +17,35 @@ void pjson_path(char *buf, size_t cap, const char *where, const char *key)
         snprintf(buf, cap, "%s", key);
 }
 
+/* Formats "<where>.<key>: <message>" into err and returns code; the path is
+ * only built when there is an error to report. */
+static int s_fail_at(char *err, size_t errlen, int code, const char *where, const char *key,
+                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int s_fail_at(char *err, size_t errlen, int code, const char *where, const char *key,
+                     const char *fmt, ...)
+{
+    if (err && errlen) {
+        char path[160];
+        pjson_path(path, sizeof path, where, key);
+        int n = snprintf(err, errlen, "%s: ", path);
+        if (n >= 0 && (size_t) n < errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err + n, errlen - (size_t) n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return code;
+}
+
 /* Finds key; reports "missing" for a required absent field. *item is NULL
  * when the field is absent (rc 0 if optional). */
 static int s_find(const cJSON *obj, const char *where, const char *key, bool required,
                   const cJSON **item, char *err, size_t errlen)
 {
     *item = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!*item && required) {
-        char path[160];
-        pjson_path(path, sizeof path, where, key);
-        return capa_fail(err, errlen, CAPA_EINVAL, "%s: missing", path);
-    }
+    if (!*item && required)
+        return s_fail_at(err, errlen, CAPA_EINVAL, where, key, "missing");
     return 0;
 }
 
@@ -48,18 +67,16 @@ int pjson_int(const cJSON *obj, const char *where, const char *key, bool require
     int rc = s_find(obj, where, key, required, &item, err, errlen);
     if (rc || !item)
         return rc;
-    char path[160];
-    pjson_path(path, sizeof path, where, key);
     if (!cJSON_IsNumber(item))
-        return capa_fail(err, errlen, CAPA_EINVAL, "%s: expected an integer, got %s", path,
+        return s_fail_at(err, errlen, CAPA_EINVAL, where, key, "expected an integer, got %s",
                          s_kind(item));
     double v = item->valuedouble;
     if (!isfinite(v))
-        return capa_fail(err, errlen, CAPA_ERANGE, "%s: not a finite number", path);
+        return s_fail_at(err, errlen, CAPA_ERANGE, where, key, "not a finite number");
     if (v != floor(v))
-        return capa_fail(err, errlen, CAPA_EINVAL, "%s: expected an integer, got %g", path, v);
+        return s_fail_at(err, errlen, CAPA_EINVAL, where, key, "expected an integer, got %g", v);
     if (v < (double) lo || v > (double) hi)
-        return capa_fail(err, errlen, CAPA_ERANGE, "%s: %.17g is outside %lld..%lld", path, v,
+        return s_fail_at(err, errlen, CAPA_ERANGE, where, key, "%.17g is outside %lld..%lld", v,
                          (long long) lo, (long long) hi);
     *out = (int64_t) v;
     return 0;
@@ -82,16 +99,14 @@ int pjson_double(const cJSON *obj, const char *where, const char *key, bool requ
     int rc = s_find(obj, where, key, required, &item, err, errlen);
     if (rc || !item)
         return rc;
-    char path[160];
-    pjson_path(path, sizeof path, where, key);
     if (!cJSON_IsNumber(item))
-        return capa_fail(err, errlen, CAPA_EINVAL, "%s: expected a number, got %s", path,
+        return s_fail_at(err, errlen, CAPA_EINVAL, where, key, "expected a number, got %s",
                          s_kind(item));
     double v = item->valuedouble;
     if (!isfinite(v))
-        return capa_fail(err, errlen, CAPA_ERANGE, "%s: not a finite number", path);
+        return s_fail_at(err, errlen, CAPA_ERANGE, where, key, "not a finite number");
     if (v < lo || v > hi)
-        return capa_fail(err, errlen, CAPA_ERANGE, "%s: %g is outside %g..%g", path, v, lo, hi);
+        return s_fail_at(err, errlen, CAPA_ERANGE, where, key, "%g is outside %g..%g", v, lo, hi);
     *out = v;
     return 0;
 }
@@ -103,12 +118,9 @@ int pjson_bool(const cJSON *obj, const char *where, const char *key, bool requir
     int rc = s_find(obj, where, key, required, &item, err, errlen);
     if (rc || !item)
         return rc;
-    if (!cJSON_IsBool(item)) {
-        char path[160];
-        pjson_path(path, sizeof path, where, key);
-        return capa_fail(err, errlen, CAPA_EINVAL, "%s: expected true or false, got %s", path,
+    if (!cJSON_IsBool(item))
+        return s_fail_at(err, errlen, CAPA_EINVAL, where, key, "expected true or false, got %s",
                          s_kind(item));
-    }
     *out = cJSON_IsTrue(item);
     return 0;
 }
@@ -157,8 +169,11 @@ int pjson_check_text(const char *s, const char *path, size_t min_len, size_t cap
                          min_len == 1 ? "%s: must not be empty" : "%s: shorter than %zu bytes",
                          path, min_len);
     if (allowed) {
+        bool ok[256] = { false };
+        for (const char *a = allowed; *a; a++)
+            ok[(unsigned char) *a] = true;
         for (size_t i = 0; i < len; i++)
-            if (!strchr(allowed, s[i]))
+            if (!ok[(unsigned char) s[i]])
                 return capa_fail(err, errlen, CAPA_EINVAL,
                                  (unsigned char) s[i] >= 0x20 && (unsigned char) s[i] < 0x7f
                                      ? "%s: character '%c' is not allowed"
@@ -185,14 +200,16 @@ int pjson_string(const cJSON *obj, const char *where, const char *key, bool requ
     int rc = s_find(obj, where, key, required, &item, err, errlen);
     if (rc || !item)
         return rc;
-    char path[160];
-    pjson_path(path, sizeof path, where, key);
     if (!cJSON_IsString(item) || !item->valuestring)
-        return capa_fail(err, errlen, CAPA_EINVAL, "%s: expected a string, got %s", path,
+        return s_fail_at(err, errlen, CAPA_EINVAL, where, key, "expected a string, got %s",
                          s_kind(item));
-    rc = pjson_check_text(item->valuestring, path, min_len, cap, allowed, err, errlen);
-    if (rc)
-        return rc;
+    rc = pjson_check_text(item->valuestring, NULL, min_len, cap, allowed, NULL, 0);
+    if (rc) {
+        /* Run the check again, now with the path, for the message. */
+        char path[160];
+        pjson_path(path, sizeof path, where, key);
+        return pjson_check_text(item->valuestring, path, min_len, cap, allowed, err, errlen);
+    }
     memcpy(out, item->valuestring, strlen(item->valuestring) + 1);
     return 0;
 }
@@ -205,10 +222,8 @@ static const cJSON *s_container(const cJSON *obj, const char *where, const char 
     *rc = s_find(obj, where, key, required, &item, err, errlen);
     if (*rc || !item)
         return NULL;
-    char path[160];
-    pjson_path(path, sizeof path, where, key);
     if (array ? !cJSON_IsArray(item) : !cJSON_IsObject(item)) {
-        *rc = capa_fail(err, errlen, CAPA_EINVAL, "%s: expected %s, got %s", path,
+        *rc = s_fail_at(err, errlen, CAPA_EINVAL, where, key, "expected %s, got %s",
                         array ? "an array" : "an object", s_kind(item));
         return NULL;
     }
@@ -216,7 +231,7 @@ static const cJSON *s_container(const cJSON *obj, const char *where, const char 
         size_t n = 0;
         for (const cJSON *c = item->child; c; c = c->next)
             if (++n > max_count) {
-                *rc = capa_fail(err, errlen, CAPA_ERANGE, "%s: more than %zu entries", path,
+                *rc = s_fail_at(err, errlen, CAPA_ERANGE, where, key, "more than %zu entries",
                                 max_count);
                 return NULL;
             }
