@@ -39,6 +39,10 @@ int move_to_uci(const board_t *b, move_t m, bool chess960, char *buf)
         return CAPA_OK;
     }
     square_t from = move_from(m), to = move_to(m);
+    if (from >= SQ_NB || to >= SQ_NB) {
+        strcpy(buf, "0000");
+        return CAPA_EINVAL;
+    }
     if (move_is_castle(m) && !chess960 && board_variant(b) != VARIANT_CAPARANDOM) {
         square_t kto = board_castle_king_to(b, s_castle_index(b, m));
         if (abs(square_file(kto) - square_file(from)) > 1)
@@ -100,6 +104,10 @@ int move_to_san(const board_t *b, move_t m, char *buf)
 {
     variant_t v = board_variant(b);
     square_t from = move_from(m), to = move_to(m);
+    if (!movegen_is_legal(b, m)) {
+        strcpy(buf, "--");
+        return CAPA_EILLEGAL;
+    }
     piece_type_t t = piece_type(board_piece_on(b, from));
     size_t n = 0;
 

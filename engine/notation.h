@@ -25,14 +25,16 @@ void square_to_string(square_t s, char *buf);
 square_t square_from_string(const char *str);
 
 /* Writes m (legal in b) in UCI form into buf (UCI_MOVE_MAX bytes). MOVE_NONE
- * is written "0000". Returns 0. */
+ * and MOVE_NULL are written "0000". Returns 0 (CAPA_EINVAL and "0000" for a
+ * value whose squares are off the board). */
 int move_to_uci(const board_t *b, move_t m, bool chess960, char *buf);
 /* Parses a UCI move legal in b into *m. Returns 0, CAPA_EINVAL for text that
  * is no move, CAPA_EILLEGAL for a well-formed but illegal move. */
 int move_from_uci(const board_t *b, const char *str, move_t *m);
 
 /* Writes m (legal in b) in SAN into buf (SAN_MOVE_MAX bytes), with minimal
- * disambiguation and "+"/"#". Returns 0. */
+ * disambiguation and "+"/"#". Returns 0, or CAPA_EILLEGAL (and "--") for a
+ * move that is not legal in b. */
 int move_to_san(const board_t *b, move_t m, char *buf);
 /* Parses SAN (also accepts "0-0", missing or extra "+"/"#", "!?" suffixes,
  * promotion with or without "="). Returns 0, CAPA_EINVAL or CAPA_EILLEGAL

@@ -85,6 +85,11 @@ static void bad_uci_strings_are_refused(void)
     CHECK_EQ_INT(move_from_uci(&s_board, "f1i1", &m), CAPA_EILLEGAL);
     CHECK_EQ_INT(move_from_uci(&s_board, NULL, &m), CAPA_EINVAL);
     CHECK_EQ_STR(s_uci(MOVE_NONE, false), "0000");
+    CHECK_EQ_STR(s_uci(MOVE_NULL, false), "0000");
+    char buf[SAN_MOVE_MAX];
+    CHECK_EQ_INT(move_to_san(&s_board, move_make(4, 54, MOVE_NORMAL, NO_PIECE_TYPE), buf), CAPA_EILLEGAL);
+    CHECK_EQ_STR(buf, "--");
+    CHECK_EQ_INT(move_to_uci(&s_board, 0xfffffu, false, buf), CAPA_EINVAL);
 }
 
 static void promotions_use_the_variant_letters(void)
