@@ -26,3 +26,9 @@ if(TARGET capa-engine)
            COMMAND capa-engine perft --fen "10/10/10/10/10/10/10/10 w - - 0 1" 1)
   set_tests_properties(engine_perft_bad_fen_fails PROPERTIES LABELS perft WILL_FAIL TRUE)
 endif()
+if(TARGET capa-engine)
+  # A table with a deliberately wrong count: perft-suite must fail.
+  add_test(NAME perft_suite_fails_on_a_wrong_count
+           COMMAND capa-engine perft-suite ${CMAKE_SOURCE_DIR}/tests/data/rules_perft_wrong.tsv)
+  set_tests_properties(perft_suite_fails_on_a_wrong_count PROPERTIES LABELS perft WILL_FAIL TRUE)
+endif()
