@@ -13,12 +13,13 @@
 #                            healthcheck
 #
 # Everything a run makes (containers, networks, volumes, project images) is
-# removed when it ends, also on failure; the base images and one cached
-# layer per package-installing step (capalab/build-cache:*) stay so that the
-# next run is fast. Exits 77 (skipped) when no Docker daemon answers.
+# removed when it ends, also on failure; the base images and the two stages
+# that only install packages (capalab/build-cache:deps and :runtime-base)
+# stay so that the next run is fast. Exits 77 (skipped) when no Docker daemon answers.
 #
 # Environment: CAPA_SOURCE_DIR (default: two folders up), CAPA_DOCKER_CONTEXT
-# (head | worktree), CAPA_DOCKER_NETWORK (network for docker build),
+# (head | worktree), CAPA_DOCKER_REF (the commit to build in head mode,
+# default HEAD), CAPA_DOCKER_NETWORK (network for docker build),
 # CAPA_BASE_IMAGE, CAPA_POSTGRES_IMAGE.
 set -euo pipefail
 
@@ -28,6 +29,7 @@ src=${CAPA_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
 base_image=${CAPA_BASE_IMAGE:-debian:bookworm-slim}
 postgres_image=${CAPA_POSTGRES_IMAGE:-capalab/postgres:15}
 network=${CAPA_DOCKER_NETWORK:-default}
+ref=${CAPA_DOCKER_REF:-HEAD}
 part=${1:-all}
 run_id=$$
 prefix=capalab-test-$run_id
@@ -207,16 +209,14 @@ s_test_postgres() {
 }
 
 # ---------------------------------------------------------------- project
-# Tags the layer made by the first step of image $1 whose command matches $2
-# as $3, so that removing the test's images keeps it as build cache.
-s_keep_layer() {
-  local image=$1 pattern=$2 tag=$3 id old
-  id=$(docker history --no-trunc --format '{{ .ID }}	{{ .CreatedBy }}' "$image" |
-       awk -F'\t' -v p="$pattern" '$1 != "<missing>" && index($2, p) { print $1; exit }')
-  [ -n "$id" ] || return 0
+# Builds stage $1 of docker/Dockerfile as the cache image $2 (kept after
+# the test, like the base images), removing the one it replaces.
+s_cache_stage() {
+  local stage=$1 tag=$2 old new
   old=$(docker image inspect -f '{{ .Id }}' "$tag" 2>/dev/null || true)
-  docker tag "$id" "$tag"
-  if [ -n "$old" ] && [ "$old" != "$id" ]; then
+  s_build --target "$stage" -t "$tag" >>"$work/build.log" 2>&1 || return 1
+  new=$(docker image inspect -f '{{ .Id }}' "$tag")
+  if [ -n "$old" ] && [ "$old" != "$new" ]; then
     docker rmi "$old" >/dev/null 2>&1 || true
   fi
 }
@@ -228,8 +228,8 @@ s_test_project() {
     s_die "cannot make $base_image"
   work=$(mktemp -d)
 
-  if [ "${CAPA_DOCKER_CONTEXT:-head}" = head ] && commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null); then
-    git -C "$src" archive --format=tar HEAD >"$work/context.tar"
+  if [ "${CAPA_DOCKER_CONTEXT:-head}" = head ] && commit=$(git -C "$src" rev-parse --short "$ref^{commit}" 2>/dev/null); then
+    git -C "$src" archive --format=tar "$commit" >"$work/context.tar"
     tar -tf "$work/context.tar" docker/Dockerfile >/dev/null 2>&1 ||
       s_die "commit $commit has no docker/Dockerfile"
     s_say "building from commit $commit (uncommitted changes are not part of this test)"
@@ -241,28 +241,44 @@ s_test_project() {
 
   s_build() {
     if [ -n "$commit" ]; then
-      nice docker build --network "$network" --build-arg "BASE_IMAGE=$base_image" --build-arg BUILD_NICE=10 \
-        -f docker/Dockerfile "$@" - <"$work/context.tar"
+      nice docker build --force-rm --network "$network" --build-arg "BASE_IMAGE=$base_image" \
+        --build-arg BUILD_NICE=10 -f docker/Dockerfile "$@" - <"$work/context.tar"
     else
-      nice docker build --network "$network" --build-arg "BASE_IMAGE=$base_image" --build-arg BUILD_NICE=10 \
-        -f "$src/docker/Dockerfile" "$@" "$src"
+      nice docker build --force-rm --network "$network" --build-arg "BASE_IMAGE=$base_image" \
+        --build-arg BUILD_NICE=10 -f "$src/docker/Dockerfile" "$@" "$src"
     fi
   }
 
+  # A failed build leaves the layers before the failing step as untagged
+  # images; the last one named in the log takes the others with it.
+  s_drop_partial() {
+    local id
+    id=$(grep -oE '^ ---> [0-9a-f]{12}$' "$work/build.log" | tail -n 1 | cut -c7-)
+    [ -z "$id" ] || [ -n "$(docker image inspect -f '{{ join .RepoTags "" }}' "$id" 2>/dev/null)" ] ||
+      docker rmi "$id" >/dev/null 2>&1 || true
+  }
+
   t0=$(date +%s)
-  made_images+=("$build_image")
-  if ! s_build --target build -t "$build_image" >"$work/build.log" 2>&1; then
+  : >"$work/build.log"
+  if ! s_cache_stage build-deps capalab/build-cache:deps ||
+     ! s_cache_stage runtime-base capalab/build-cache:runtime-base; then
     tail -n 40 "$work/build.log"
+    s_drop_partial
+    s_die "docker build (dependency stages) failed"
+  fi
+  made_images+=("$build_image")
+  if ! s_build --target build -t "$build_image" >>"$work/build.log" 2>&1; then
+    tail -n 40 "$work/build.log"
+    s_drop_partial
     s_die "docker build (build stage) failed"
   fi
   made_images+=("$image")
   if ! s_build -t "$image" >>"$work/build.log" 2>&1; then
     tail -n 40 "$work/build.log"
+    s_drop_partial
     s_die "docker build (runtime stage) failed"
   fi
   s_say "figure: project image built in $(( $(date +%s) - t0 )) s"
-  s_keep_layer "$build_image" '-c /src/scripts/deps.sh' capalab/build-cache:deps
-  s_keep_layer "$image" 'libzmq5' capalab/build-cache:runtime-libs
 
   size=$(s_mb "$image")
   s_say "figure: runtime image $size MB (base $(s_mb "$base_image") MB)"
@@ -279,7 +295,7 @@ s_test_project() {
   want=""
   for p in engine:capa-engine coordinator:capa-coordinator worker:capa-worker cli:capa; do
     if [ -n "$commit" ]; then
-      git -C "$src" cat-file -e "HEAD:${p%%:*}/main.c" 2>/dev/null && want="$want ${p##*:}"
+      git -C "$src" cat-file -e "$commit:${p%%:*}/main.c" 2>/dev/null && want="$want ${p##*:}"
     else
       [ -f "$src/${p%%:*}/main.c" ] && want="$want ${p##*:}"
     fi
@@ -300,7 +316,7 @@ s_test_project() {
   # SQL migrations and example configs, as the tree has them.
   for p in sql configs; do
     if [ -n "$commit" ]; then
-      want=$(git -C "$src" ls-tree -r --name-only HEAD "$p/" | sed "s|^$p/||" |
+      want=$(git -C "$src" ls-tree -r --name-only "$commit" "$p/" | sed "s|^$p/||" |
              { if [ "$p" = sql ]; then grep '\.sql$'; else cat; fi; } | sort | tr '\n' ' ' || true)
     else
       want=$(cd "$src/$p" 2>/dev/null && find . -type f | sed 's|^\./||' |
