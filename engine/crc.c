@@ -150,6 +150,8 @@ int crc_from_seed(uint64_t seed)
 {
     uint64_t state = seed;
     uint64_t n = (uint64_t) crc_count();
+    if (n == 0)
+        return CAPA_ENOMEM;  /* the table could not be allocated */
     uint64_t limit = UINT64_MAX - UINT64_MAX % n;  /* reject the uneven tail */
     uint64_t r;
     do

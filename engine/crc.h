@@ -26,7 +26,7 @@ int crc_number_of(const char *array, char *err, size_t errlen);
  * rule it breaks. */
 int crc_validate(const char *array, char *err, size_t errlen);
 /* A uniformly drawn array number for a 64-bit seed (splitmix64; the same on
- * every machine). */
+ * every machine). CAPA_ENOMEM only if the table could not be allocated. */
 int crc_from_seed(uint64_t seed);
 /* The caparandom start FEN of array n (castling rights as file letters).
  * 0, CAPA_ERANGE (bad n) or CAPA_EFULL (buffer too small; 128 suffices). */
