@@ -1,0 +1,742 @@
+/* test_worker_protocol.c - the real capa-worker process against a scripted
+ * ROUTER in this test (real ZeroMQ sockets on loopback): registration,
+ * heartbeats, a task played and reported, reconnect with backoff and spool
+ * resend, SIGKILL and restart, SIGTERM, and what each ERROR code does. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zmq.h>
+
+#include "check.h"
+#include "protocol.h"
+
+#define WORKER_BIN CAPA_BINARY_DIR "/capa-worker"
+#define START_FEN "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1"
+
+typedef struct {
+    void *ctx, *router;
+    char endpoint[128];
+    char dir[256];
+    pid_t pid;
+    char id[256];        /* routing id of the last message */
+    size_t id_len;
+    bool silent;         /* do not answer HEARTBEATs (a dead coordinator) */
+    bool pending_request; /* a REQUEST seen but not answered (skipped while collecting) */
+} s_env_t;
+
+static s_env_t E;
+
+static int64_t s_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void s_teardown(void);
+static void s_send(proto_msg_t *msg);
+
+static void s_setup(void)
+{
+    if (E.pid > 0 || E.router)
+        s_teardown();  /* a failed case left them */
+    memset(&E, 0, sizeof E);
+    E.pid = -1;
+    snprintf(E.dir, sizeof E.dir, "/tmp/capa-worker-it-%d-XXXXXX", (int) getpid());
+    CHECK(mkdtemp(E.dir) != NULL);
+    E.ctx = zmq_ctx_new();
+    E.router = zmq_socket(E.ctx, ZMQ_ROUTER);
+    int linger = 0;
+    zmq_setsockopt(E.router, ZMQ_LINGER, &linger, sizeof linger);
+    CHECK_EQ_INT(zmq_bind(E.router, "tcp://127.0.0.1:*"), 0);
+    size_t n = sizeof E.endpoint;
+    CHECK_EQ_INT(zmq_getsockopt(E.router, ZMQ_LAST_ENDPOINT, E.endpoint, &n), 0);
+}
+
+/* Starts capa-worker with the test's endpoint and state folder; stderr goes
+ * to <dir>/worker.log (appended, so restarts keep one log). */
+static void s_start(const char *const *extra)
+{
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        char log[300];
+        snprintf(log, sizeof log, "%s/worker.log", E.dir);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            dup2(fd, 2);
+            dup2(fd, 1);
+        }
+        const char *argv[40] = { WORKER_BIN,       "--coordinator", E.endpoint, "--state-dir",
+                                 E.dir,            "--token",       "capa_test_token",
+                                 "--concurrency",  "2",             "--heartbeat-ms", "300",
+                                 "--liveness",     "3",             "--log-level", "debug",
+                                 "--batch-seconds", "1",            "--ack-wait-ms", "1500" };
+        int n = 19;
+        for (int i = 0; extra && extra[i] && n < 38; i++)
+            argv[n++] = extra[i];
+        argv[n] = NULL;
+        execv(WORKER_BIN, (char *const *) argv);
+        _exit(127);
+    }
+    E.pid = pid;
+}
+
+/* Waits for the worker to exit; returns its status or -1 on timeout. */
+static int s_wait_exit(int timeout_ms)
+{
+    int64_t end = s_now_ms() + timeout_ms;
+    while (s_now_ms() < end) {
+        int st;
+        pid_t r = waitpid(E.pid, &st, WNOHANG);
+        if (r == E.pid) {
+            E.pid = -1;
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+        usleep(20000);
+    }
+    return -1;
+}
+
+static void s_teardown(void)
+{
+    if (E.pid > 0) {
+        kill(E.pid, SIGKILL);
+        waitpid(E.pid, NULL, 0);
+        E.pid = -1;
+    }
+    if (E.router)
+        zmq_close(E.router);
+    if (E.ctx)
+        zmq_ctx_term(E.ctx);
+    E.router = E.ctx = NULL;
+    if (getenv("CAPA_KEEP_TEST_DIRS") == NULL && E.dir[0]) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", E.dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "cannot remove %s\n", E.dir);
+    }
+}
+
+/* Receives one message within timeout_ms; its type, or PROTO_NONE on
+ * timeout. *msg must be freed with proto_msg_free. */
+static proto_type_t s_recv(int timeout_ms, proto_msg_t *msg)
+{
+    memset(msg, 0, sizeof *msg);
+    zmq_pollitem_t it = { .socket = E.router, .events = ZMQ_POLLIN };
+    if (zmq_poll(&it, 1, timeout_ms) <= 0)
+        return PROTO_NONE;
+    zmq_msg_t part;
+    zmq_msg_init(&part);
+    int n = zmq_msg_recv(&part, E.router, 0);
+    if (n < 0)
+        return PROTO_NONE;
+    E.id_len = zmq_msg_size(&part) < sizeof E.id ? zmq_msg_size(&part) : sizeof E.id;
+    memcpy(E.id, zmq_msg_data(&part), E.id_len);
+    int more = zmq_msg_more(&part);
+    zmq_msg_close(&part);
+    CHECK_MSG(more, "a worker message without a JSON frame");
+    zmq_msg_init(&part);
+    n = zmq_msg_recv(&part, E.router, 0);
+    CHECK(n >= 0);
+    CHECK_MSG(!zmq_msg_more(&part), "the worker sent more than one JSON frame");
+    char err[256];
+    int rc = proto_decode(zmq_msg_data(&part), zmq_msg_size(&part), msg, err, sizeof err);
+    zmq_msg_close(&part);
+    CHECK_MSG(rc == 0, "the worker sent a message the codec refuses: %s", err);
+    if (msg->type == PROTO_HELLO)
+        E.pending_request = false;  /* a new session: a new REQUEST will come */
+    if (msg->type == PROTO_HEARTBEAT && !E.silent) {
+        /* a live coordinator answers with its own heartbeats */
+        proto_msg_t hb = { .type = PROTO_HEARTBEAT };
+        s_send(&hb);
+    }
+    return msg->type;
+}
+
+/* Receives until a message of `want` arrives, skipping HEARTBEATs (and
+ * REQUESTs unless wanted, if skip_requests). Fails the case on timeout or
+ * on any other type. */
+static void s_expect(proto_type_t want, int timeout_ms, proto_msg_t *msg)
+{
+    int64_t end = s_now_ms() + timeout_ms;
+    for (;;) {
+        int left = (int) (end - s_now_ms());
+        proto_type_t t = s_recv(left > 0 ? left : 0, msg);
+        if (t == want)
+            return;
+        /* heartbeats anywhere; a REQUEST is no surprise before BYE or HELLO */
+        if (t == PROTO_HEARTBEAT ||
+            (t == PROTO_REQUEST && (want == PROTO_BYE || want == PROTO_HELLO))) {
+            proto_msg_free(msg);
+            continue;
+        }
+        CHECK_MSG(t != PROTO_NONE, "timed out waiting for %s (log: %s/worker.log)",
+                  proto_type_name(want), E.dir);
+        CHECK_MSG(0, "expected %s, got %s", proto_type_name(want), proto_type_name(t));
+    }
+}
+
+static void s_send(proto_msg_t *msg)
+{
+    char *frame;
+    size_t len;
+    char err[256];
+    CHECK_EQ_INT(proto_encode(msg, &frame, &len, err, sizeof err), 0);
+    CHECK(zmq_send(E.router, E.id, E.id_len, ZMQ_SNDMORE) >= 0);
+    CHECK(zmq_send(E.router, frame, len, 0) >= 0);
+    free(frame);
+}
+
+static void s_welcome(int heartbeat_ms, int liveness)
+{
+    proto_msg_t m = { .type = PROTO_WELCOME };
+    snprintf(m.u.welcome.session, sizeof m.u.welcome.session, "s-test");
+    m.u.welcome.heartbeat_ms = heartbeat_ms;
+    m.u.welcome.liveness = liveness;
+    m.u.welcome.bench = 1;
+    s_send(&m);
+}
+
+static void s_error(proto_code_t code, proto_type_t about, int64_t task, int64_t batch)
+{
+    proto_msg_t m = { .type = PROTO_ERROR };
+    m.u.error.code = code;
+    m.u.error.about = about;
+    m.u.error.task_id = task;
+    m.u.error.batch = batch;
+    snprintf(m.u.error.text, sizeof m.u.error.text, "scripted %s", proto_code_name(code));
+    s_send(&m);
+}
+
+/* A small, fast task: `pairs` pairs from the capablanca start, 300 nodes
+ * per move, a 40-ply cap. */
+static void s_task_nodes(int64_t task_id, int pairs, proto_kind_t kind, int64_t nodes)
+{
+    proto_msg_t m = { .type = PROTO_TASK };
+    proto_task_t *t = &m.u.task;
+    t->task_id = task_id;
+    t->run_id = 7;
+    t->lease_id = 1000 + task_id;
+    t->lease_seconds = 600;
+    t->kind = kind;
+    t->pair_count = (size_t) pairs;
+    t->pairs = calloc((size_t) pairs, sizeof *t->pairs);
+    for (int i = 0; i < pairs; i++) {
+        t->pairs[i].pair = 100 + i;
+        snprintf(t->pairs[i].fen, sizeof t->pairs[i].fen, "%s", START_FEN);
+    }
+    t->b.count = 1;
+    t->b.items = calloc(1, sizeof *t->b.items);
+    snprintf(t->b.items[0].name, sizeof t->b.items[0].name, "ArchbishopValueMg");
+    t->b.items[0].value = 875;
+    snprintf(t->game.variant, sizeof t->game.variant, "capablanca");
+    t->game.nodes = nodes;
+    t->game.resign_cp = 700;
+    t->game.resign_moves = 3;
+    t->game.draw_cp = 10;
+    t->game.draw_moves = 8;
+    t->game.draw_min_ply = 30;
+    t->game.max_plies = 40;
+    s_send(&m);
+    free(t->pairs);
+    free(t->b.items);
+}
+
+static void s_task(int64_t task_id, int pairs, proto_kind_t kind)
+{
+    s_task_nodes(task_id, pairs, kind, 300);
+}
+
+static void s_ack(const proto_result_t *r)
+{
+    proto_msg_t m = { .type = PROTO_ACK };
+    m.u.ack.task_id = r->task_id;
+    m.u.ack.batch = r->batch;
+    int64_t stored[PROTO_PAIRS_MAX];
+    for (size_t i = 0; i < r->pair_count; i++)
+        stored[i] = r->pairs[i].pair;
+    m.u.ack.stored = stored;
+    m.u.ack.stored_count = r->pair_count;
+    s_send(&m);
+}
+
+/* The next RESULT of a task being played (REQUESTs may come first). */
+static void s_expect_result(int timeout_ms, proto_msg_t *m)
+{
+    int64_t end = s_now_ms() + timeout_ms;
+    for (;;) {
+        int left = (int) (end - s_now_ms());
+        proto_type_t t = s_recv(left > 0 ? left : 0, m);
+        if (t == PROTO_RESULT)
+            return;
+        CHECK_MSG(t == PROTO_HEARTBEAT || (t == PROTO_REQUEST && !E.pending_request),
+                  "expected RESULT, got %s (log: %s/worker.log)",
+                  t == PROTO_NONE ? "nothing" : proto_type_name(t), E.dir);
+        if (t == PROTO_REQUEST)
+            E.pending_request = true;
+        proto_msg_free(m);
+    }
+}
+
+/* The worker's next REQUEST (one may already wait unanswered). */
+static void s_next_request(void)
+{
+    if (E.pending_request) {
+        E.pending_request = false;
+        return;
+    }
+    proto_msg_t m;
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+}
+
+/* Registration: HELLO fields, then WELCOME -> REQUEST. */
+static void s_register(proto_msg_t *hello)
+{
+    s_expect(PROTO_HELLO, 20000, hello);
+    s_welcome(300, 3);
+}
+
+static void hello_carries_identity_and_work_is_requested_after_welcome(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_expect(PROTO_HELLO, 20000, &m);
+    CHECK_EQ_STR(m.u.hello.token, "capa_test_token");
+    CHECK(strlen(m.u.hello.worker_id) == 36);
+    CHECK_EQ_INT(m.u.hello.concurrency, 2);
+    CHECK(m.u.hello.cores >= 1);
+    CHECK(m.u.hello.bench > 0);
+    CHECK(m.u.hello.nps > 0);
+    char first_id[PROTO_ID_MAX];
+    snprintf(first_id, sizeof first_id, "%s", m.u.hello.worker_id);
+    proto_msg_free(&m);
+    s_welcome(300, 3);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    CHECK_EQ_INT(m.u.request.slots, 2);
+    proto_msg_free(&m);
+    /* NO_TASK: the next REQUEST waits retry_ms */
+    proto_msg_t nt = { .type = PROTO_NO_TASK };
+    nt.u.no_task.retry_ms = 700;
+    int64_t t0 = s_now_ms();
+    s_send(&nt);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    int64_t waited = s_now_ms() - t0;
+    CHECK_MSG(waited >= 650, "REQUEST after NO_TASK came after %lld ms", (long long) waited);
+    proto_msg_free(&m);
+    /* silence: heartbeats every ~300 ms, and only one REQUEST outstanding */
+    int beats = 0, requests = 0;
+    int64_t end = s_now_ms() + 1500;
+    while (s_now_ms() < end) {
+        proto_type_t t = s_recv((int) (end - s_now_ms()), &m);
+        beats += t == PROTO_HEARTBEAT;
+        requests += t == PROTO_REQUEST;
+        proto_msg_free(&m);
+    }
+    CHECK_MSG(beats >= 3 && beats <= 7, "%d heartbeats in 1.5 s at 300 ms", beats);
+    CHECK_EQ_INT(requests, 0);
+    /* SIGTERM: BYE and exit 0 */
+    kill(E.pid, SIGTERM);
+    s_expect(PROTO_BYE, 5000, &m);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    /* the worker id persists across restarts */
+    s_start(NULL);
+    s_expect(PROTO_HELLO, 20000, &m);
+    CHECK_EQ_STR(m.u.hello.worker_id, first_id);
+    proto_msg_free(&m);
+    s_teardown();
+}
+
+/* Checks one RESULT pair's structure for a kind. */
+static void s_check_pair(const proto_pair_result_t *p, proto_kind_t kind)
+{
+    proto_side_t first_white = kind == PROTO_KIND_VALUES ? PROTO_SIDE_B : PROTO_SIDE_A;
+    CHECK_EQ_INT(p->games[0].white, first_white);
+    CHECK_EQ_INT(p->games[1].white, 1 - first_white);
+    for (int g = 0; g < 2; g++) {
+        CHECK(p->games[g].plies > 0 && p->games[g].plies <= 40);
+        CHECK(p->games[g].moves != NULL);
+        /* the move list has one move per ply */
+        int words = 1;
+        for (const char *c = p->games[g].moves; *c; c++)
+            words += *c == ' ';
+        CHECK_EQ_INT(words, p->games[g].plies);
+    }
+    CHECK_NEAR(p->score, proto_pair_score(p), 1e-12);
+}
+
+/* Collects RESULTs of a task until its last batch; ACKs each if ack. */
+static int s_collect(int64_t task_id, int pairs, proto_kind_t kind, bool ack, int timeout_ms,
+                     proto_result_t *first_out)
+{
+    bool seen[64] = { false };
+    int got = 0;
+    int64_t next_batch = 0;
+    bool last = false;
+    while (!last) {
+        proto_msg_t m;
+        s_expect_result(timeout_ms, &m);  /* REQUESTs may come in between */
+        proto_result_t *r = &m.u.result;
+        CHECK_EQ_INT(r->task_id, task_id);
+        CHECK_EQ_INT(r->lease_id, 1000 + task_id);
+        CHECK_EQ_INT(r->batch, next_batch);
+        next_batch++;
+        CHECK(r->cpu_seconds > 0);
+        for (size_t i = 0; i < r->pair_count; i++) {
+            int64_t k = r->pairs[i].pair - 100;
+            CHECK(k >= 0 && k < pairs && !seen[k]);
+            seen[k] = true;
+            got++;
+            s_check_pair(&r->pairs[i], kind);
+        }
+        last = r->last;
+        if (ack)
+            s_ack(r);
+        if (first_out && r->batch == 0) {
+            *first_out = *r;
+            memset(r, 0, sizeof *r);
+        }
+        proto_msg_free(&m);
+    }
+    CHECK_EQ_INT(got, pairs);
+    return got;
+}
+
+static void a_task_is_played_and_reported_with_the_right_pair_structure(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    s_task(812, 3, PROTO_KIND_SPRT);
+    s_collect(812, 3, PROTO_KIND_SPRT, true, 60000, NULL);
+    s_next_request();
+    s_task(813, 2, PROTO_KIND_VALUES);
+    s_collect(813, 2, PROTO_KIND_VALUES, true, 60000, NULL);
+    kill(E.pid, SIGTERM);
+    s_expect(PROTO_BYE, 5000, &m);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    /* everything was acknowledged: the spool is empty */
+    char path[300];
+    snprintf(path, sizeof path, "%s/spool.dat", E.dir);
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    CHECK_EQ_INT(st.st_size, 0);
+    s_teardown();
+}
+
+static void a_silent_coordinator_causes_reconnects_with_backoff_and_a_spool_resend(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    s_task(900, 1, PROTO_KIND_SPRT);
+    proto_result_t first;
+    memset(&first, 0, sizeof first);
+    s_collect(900, 1, PROTO_KIND_SPRT, false, 60000, &first);
+    E.silent = true;
+    char old_id[256];
+    size_t old_len = E.id_len;
+    memcpy(old_id, E.id, E.id_len);
+    /* now silent: after 300 ms x 3 the worker gives up, then HELLOs come
+     * 1 s, 2 s, 4 s apart (each on a new connection) */
+    int64_t times[4];
+    for (int i = 0; i < 4; i++) {
+        for (;;) {
+            proto_type_t t = s_recv(12000, &m);
+            CHECK_MSG(t != PROTO_NONE, "no HELLO %d", i);
+            proto_msg_free(&m);
+            if (t == PROTO_HELLO)
+                break;
+        }
+        times[i] = s_now_ms();
+    }
+    CHECK(E.id_len != old_len || memcmp(E.id, old_id, old_len) != 0);
+    /* gap = liveness timeout (900 ms) + backoff */
+    int64_t g1 = times[1] - times[0], g2 = times[2] - times[1], g3 = times[3] - times[2];
+    CHECK_MSG(g1 >= 2700 && g1 <= 3600, "gap 1: %lld ms", (long long) g1);
+    CHECK_MSG(g2 >= 4700 && g2 <= 5600, "gap 2: %lld ms", (long long) g2);
+    CHECK_MSG(g3 >= 8700 && g3 <= 9600, "gap 3: %lld ms", (long long) g3);
+    /* WELCOME: the unacknowledged RESULT comes again, same numbers, before REQUEST */
+    E.silent = false;
+    s_welcome(300, 3);
+    s_expect(PROTO_RESULT, 5000, &m);
+    CHECK_EQ_INT(m.u.result.task_id, 900);
+    CHECK_EQ_INT(m.u.result.batch, first.batch);
+    CHECK_EQ_INT(m.u.result.pair_count, first.pair_count);
+    CHECK_EQ_INT(m.u.result.pairs[0].pair, first.pairs[0].pair);
+    CHECK_EQ_INT(m.u.result.pairs[0].games[0].plies, first.pairs[0].games[0].plies);
+    CHECK_EQ_STR(m.u.result.pairs[0].games[1].moves, first.pairs[0].games[1].moves);
+    /* acknowledged as a duplicate: gone from the spool */
+    proto_msg_t ack = { .type = PROTO_ACK };
+    int64_t dup = first.pairs[0].pair;
+    ack.u.ack.task_id = 900;
+    ack.u.ack.batch = first.batch;
+    ack.u.ack.duplicate = &dup;
+    ack.u.ack.duplicate_count = 1;
+    s_send(&ack);
+    proto_msg_free(&m);
+    proto_result_free(&first);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    kill(E.pid, SIGTERM);
+    s_expect(PROTO_BYE, 5000, &m);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/spool.dat", E.dir);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size == 0);
+    s_teardown();
+}
+
+static void a_killed_worker_resends_its_spool_with_the_original_numbers(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    /* 3 pairs with batches of one pair: batches 0, 1, 2 */
+    s_task(700, 3, PROTO_KIND_SPRT);
+    proto_result_t first;
+    memset(&first, 0, sizeof first);
+    s_collect(700, 3, PROTO_KIND_SPRT, false, 60000, &first);
+    kill(E.pid, SIGKILL);
+    CHECK(s_wait_exit(5000) >= 128);
+    s_start(NULL);
+    s_register(&m);
+    proto_msg_free(&m);
+    /* the unacknowledged batches in their original order, before any REQUEST */
+    int64_t pairs_seen = 0, expect_batch = 0;
+    bool last = false;
+    while (!last) {
+        s_expect(PROTO_RESULT, 5000, &m);
+        CHECK_EQ_INT(m.u.result.task_id, 700);
+        CHECK_EQ_INT(m.u.result.lease_id, 1700);
+        CHECK_EQ_INT(m.u.result.batch, expect_batch);
+        if (m.u.result.batch == 0) {
+            CHECK_EQ_INT(m.u.result.pair_count, first.pair_count);
+            CHECK_EQ_INT(m.u.result.pairs[0].pair, first.pairs[0].pair);
+            CHECK_EQ_INT(m.u.result.pairs[0].games[0].result, first.pairs[0].games[0].result);
+        }
+        expect_batch++;
+        pairs_seen += (int64_t) m.u.result.pair_count;
+        last = m.u.result.last;
+        s_ack(&m.u.result);
+        proto_msg_free(&m);
+    }
+    CHECK_EQ_INT(pairs_seen, 3);
+    proto_result_free(&first);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    kill(E.pid, SIGTERM);
+    s_expect(PROTO_BYE, 5000, &m);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    /* all acknowledged: after the next WELCOME the first message is a REQUEST */
+    s_start(NULL);
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    s_teardown();
+}
+
+static void sigterm_lets_running_games_finish_and_sends_their_results_before_bye(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    /* 1 pair on 2 threads: both games run at once; 20 more pairs queued */
+    s_task_nodes(600, 21, PROTO_KIND_SPRT, 3000);
+    usleep(300000);
+    kill(E.pid, SIGTERM);
+    int pairs = 0;
+    for (;;) {
+        proto_type_t t = s_recv(30000, &m);
+        CHECK_MSG(t != PROTO_NONE, "no BYE after SIGTERM");
+        if (t == PROTO_RESULT) {
+            CHECK_EQ_INT(m.u.result.task_id, 600);
+            CHECK(!m.u.result.last);  /* not every pair was played */
+            pairs += (int) m.u.result.pair_count;
+            s_ack(&m.u.result);
+        }
+        CHECK(t != PROTO_REQUEST);
+        proto_msg_free(&m);
+        if (t == PROTO_BYE)
+            break;
+    }
+    CHECK(pairs >= 1 && pairs < 21);
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    s_teardown();
+}
+
+static void auth_failure_exits_with_status_three(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_expect(PROTO_HELLO, 20000, &m);
+    proto_msg_free(&m);
+    s_error(PROTO_AUTH_FAILED, PROTO_HELLO, -1, -1);
+    CHECK_EQ_INT(s_wait_exit(5000), 3);
+    s_start(NULL);
+    s_expect(PROTO_HELLO, 20000, &m);
+    proto_msg_free(&m);
+    s_error(PROTO_TOKEN_REVOKED, PROTO_HELLO, -1, -1);
+    CHECK_EQ_INT(s_wait_exit(5000), 3);
+    s_teardown();
+}
+
+static void a_signature_mismatch_exits_with_status_four(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_expect(PROTO_HELLO, 20000, &m);
+    proto_msg_free(&m);
+    s_error(PROTO_SIGNATURE_MISMATCH, PROTO_HELLO, -1, -1);
+    CHECK_EQ_INT(s_wait_exit(5000), 4);
+    s_teardown();
+}
+
+static void unknown_worker_makes_it_say_hello_again_on_the_same_socket(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    char id[256];
+    size_t len = E.id_len;
+    memcpy(id, E.id, len);
+    s_error(PROTO_UNKNOWN_WORKER, PROTO_REQUEST, -1, -1);
+    s_expect(PROTO_HELLO, 2000, &m);
+    proto_msg_free(&m);
+    CHECK(E.id_len == len && memcmp(E.id, id, len) == 0);
+    s_welcome(300, 3);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    s_teardown();
+}
+
+static void an_expired_lease_drops_the_batch_and_internal_resends_after_backoff(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    s_task(500, 1, PROTO_KIND_SPRT);
+    s_expect_result(60000, &m);
+    int64_t batch = m.u.result.batch;
+    proto_msg_free(&m);
+    /* INTERNAL: the spool comes again after the first backoff step (1 s) */
+    s_error(PROTO_INTERNAL, PROTO_RESULT, 500, batch);
+    int64_t t0 = s_now_ms();
+    for (;;) {
+        proto_type_t t = s_recv(5000, &m);
+        CHECK(t != PROTO_NONE);
+        bool res = t == PROTO_RESULT;
+        if (res)
+            CHECK_EQ_INT(m.u.result.batch, batch);
+        proto_msg_free(&m);
+        if (res)
+            break;
+    }
+    int64_t waited = s_now_ms() - t0;
+    CHECK_MSG(waited >= 900 && waited < 3000, "resent after %lld ms", (long long) waited);
+    /* LEASE_EXPIRED: dropped from the spool, never resent */
+    s_error(PROTO_LEASE_EXPIRED, PROTO_RESULT, 500, batch);
+    usleep(300000);
+    kill(E.pid, SIGKILL);
+    CHECK(s_wait_exit(5000) >= 128);
+    s_start(NULL);
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    s_teardown();
+}
+
+static void a_malformed_result_verdict_quarantines_the_batch(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    s_task(400, 1, PROTO_KIND_SPRT);
+    s_expect_result(60000, &m);
+    int64_t batch = m.u.result.batch;
+    proto_msg_free(&m);
+    s_error(PROTO_INCONSISTENT_RESULT, PROTO_RESULT, 400, batch);
+    usleep(300000);
+    kill(E.pid, SIGKILL);
+    CHECK(s_wait_exit(5000) >= 128);
+    char path[300];
+    snprintf(path, sizeof path, "%s/spool.bad", E.dir);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    s_start(NULL);
+    s_register(&m);
+    proto_msg_free(&m);
+    s_expect(PROTO_REQUEST, 5000, &m);  /* not resent */
+    proto_msg_free(&m);
+    s_teardown();
+}
+
+static const check_case_t CASES[] = {
+    CASE(hello_carries_identity_and_work_is_requested_after_welcome),
+    CASE(a_task_is_played_and_reported_with_the_right_pair_structure),
+    CASE(a_silent_coordinator_causes_reconnects_with_backoff_and_a_spool_resend),
+    CASE(a_killed_worker_resends_its_spool_with_the_original_numbers),
+    CASE(sigterm_lets_running_games_finish_and_sends_their_results_before_bye),
+    CASE(auth_failure_exits_with_status_three),
+    CASE(a_signature_mismatch_exits_with_status_four),
+    CASE(unknown_worker_makes_it_say_hello_again_on_the_same_socket),
+    CASE(an_expired_lease_drops_the_batch_and_internal_resends_after_backoff),
+    CASE(a_malformed_result_verdict_quarantines_the_batch),
+    { 0 },
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    int rc = check_main(argc, argv, CASES);
+    if (E.pid > 0 || E.router)
+        s_teardown();
+    return rc;
+}
