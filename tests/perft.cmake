@@ -32,3 +32,10 @@ if(TARGET capa-engine)
            COMMAND capa-engine perft-suite ${CMAKE_SOURCE_DIR}/tests/data/rules_perft_wrong.tsv)
   set_tests_properties(perft_suite_fails_on_a_wrong_count PROPERTIES LABELS perft WILL_FAIL TRUE)
 endif()
+if(TARGET capa-engine)
+  # Tricky positions (en passant pins, CRC castling, promotions, arrays with
+  # pieces removed) whose counts were taken from Fairy-Stockfish.
+  add_test(NAME perft_table_extra
+           COMMAND capa-engine perft-suite ${CMAKE_SOURCE_DIR}/tests/data/rules_perft_extra.tsv)
+  set_tests_properties(perft_table_extra PROPERTIES LABELS perft TIMEOUT 600)
+endif()
