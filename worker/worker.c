@@ -21,7 +21,7 @@
 #include "err.h"
 #include "log.h"
 #include "player.h"
-#include "pool.h"
+#include "gamepool.h"
 #include "spool.h"
 #include "token.h"
 #include "upload.h"
@@ -38,7 +38,7 @@ typedef struct s_task_s {
     params_t a, b;
     batch_t batch;
     s_pair_t *pairs;             /* one per task pair */
-    pool_job_t *jobs;            /* two per task pair */
+    gamepool_job_t *jobs;            /* two per task pair */
     size_t outstanding;          /* jobs queued or running */
     bool abandoned;              /* no more RESULTs for it */
     char *pgn;                   /* the finished games' PGN */
@@ -75,7 +75,7 @@ struct worker_s {
     backoff_t spool_backoff;
     int64_t spool_retry_at;
 
-    pool_t *pool;
+    gamepool_t *pool;
     upload_t *upload;
     s_task_t *tasks;
     batch_policy_t policy;
@@ -273,7 +273,7 @@ static void s_task_abandon(worker_t *w, s_task_t *t, const char *why)
     if (t->abandoned)
         return;
     t->abandoned = true;
-    size_t n = pool_cancel(w->pool, t);
+    size_t n = gamepool_cancel(w->pool, t);
     LOG(LOG_WARN, "abandoning task %" PRId64 " (%s): %zu game(s) not started", t->task.task_id, why,
         n);
 }
@@ -383,11 +383,11 @@ static void s_on_task(worker_t *w, proto_task_t *task)
     for (size_t i = 0; i < n; i++) {
         t->pairs[i].res.pair = t->task.pairs[i].pair;
         for (int g = 0; g < 2; g++) {
-            pool_job_t *job = &t->jobs[2 * i + (size_t) g];
-            *job = (pool_job_t){ .owner = t, .task = &t->task, .a = &t->a, .b = &t->b,
+            gamepool_job_t *job = &t->jobs[2 * i + (size_t) g];
+            *job = (gamepool_job_t){ .owner = t, .task = &t->task, .a = &t->a, .b = &t->b,
                                  .pair_index = i, .g = g, .want_pgn = w->cfg.http_base[0] != 0 };
             t->outstanding++;
-            pool_submit(w->pool, job);
+            gamepool_submit(w->pool, job);
         }
     }
     LOG(LOG_INFO, "TASK %" PRId64 " (run %" PRId64 ", lease %" PRId64 ", %s, %zu pairs, %s)",
@@ -395,7 +395,7 @@ static void s_on_task(worker_t *w, proto_task_t *task)
         t->task.game.variant);
 }
 
-static void s_on_job(worker_t *w, pool_job_t *job)
+static void s_on_job(worker_t *w, gamepool_job_t *job)
 {
     s_task_t *t = job->owner;
     t->outstanding--;
@@ -624,7 +624,7 @@ static void s_receive(worker_t *w)
 
 static int s_free_slots(worker_t *w)
 {
-    int busy = pool_running(w->pool) + (int) pool_queued(w->pool);
+    int busy = gamepool_running(w->pool) + (int) gamepool_queued(w->pool);
     return w->threads > busy ? w->threads - busy : 0;
 }
 
@@ -651,9 +651,9 @@ static void s_begin_stop(worker_t *w)
     }
     w->stopping = true;
     w->grace_until = now + (int64_t) w->cfg.grace_seconds * 1000;
-    size_t n = pool_cancel(w->pool, NULL);
+    size_t n = gamepool_cancel(w->pool, NULL);
     LOG(LOG_INFO, "stopping: %zu queued game(s) dropped, waiting up to %d s for %d running",
-        n, w->cfg.grace_seconds, pool_running(w->pool));
+        n, w->cfg.grace_seconds, gamepool_running(w->pool));
 }
 
 /* One pass of housekeeping; returns the poll timeout in ms. */
@@ -664,7 +664,7 @@ static long s_cron(worker_t *w)
 #define S_NEXT(t) do { if ((t) < next) next = (t); } while (0)
 
     if (w->stopping && !w->flushed) {
-        int running = pool_running(w->pool);
+        int running = gamepool_running(w->pool);
         if (running == 0 || now >= w->grace_until) {
             w->abandon_games = running > 0;
             if (running > 0)
@@ -763,7 +763,7 @@ int worker_run(worker_t *w)
             break;
         zmq_pollitem_t items[3];
         int n = 0;
-        items[n++] = (zmq_pollitem_t){ .fd = pool_fd(w->pool), .events = ZMQ_POLLIN };
+        items[n++] = (zmq_pollitem_t){ .fd = gamepool_fd(w->pool), .events = ZMQ_POLLIN };
         items[n++] = (zmq_pollitem_t){ .fd = w->sigfd, .events = ZMQ_POLLIN };
         if (w->sock)
             items[n++] = (zmq_pollitem_t){ .socket = w->sock, .events = ZMQ_POLLIN };
@@ -774,8 +774,8 @@ int worker_run(worker_t *w)
         }
         if (items[1].revents & ZMQ_POLLIN)
             s_signals(w);
-        pool_job_t *job;
-        while ((job = pool_take(w->pool)))
+        gamepool_job_t *job;
+        while ((job = gamepool_take(w->pool)))
             s_on_job(w, job);
         if (w->sock)
             s_receive(w);
@@ -785,7 +785,7 @@ int worker_run(worker_t *w)
     getrusage(RUSAGE_SELF, &ru);
     double total = s_tv(ru.ru_utime) + s_tv(ru.ru_stime) - s_tv(w->ru_start.ru_utime) -
                    s_tv(w->ru_start.ru_stime);
-    double games = pool_game_cpu(w->pool);
+    double games = gamepool_game_cpu(w->pool);
     LOG(LOG_INFO,
         "stats: %" PRIu64 " task(s) done, %" PRIu64 " pair(s), %" PRIu64 " game(s), %" PRIu64
         " RESULT batch(es); CPU in games %.2f s of %.2f s process CPU since start = %.1f%% "
@@ -943,7 +943,7 @@ int worker_new(const worker_config_t *cfg, worker_t **out, char *err, size_t err
         worker_destroy(&w);
         return capa_fail(err, errlen, CAPA_EIO, "signalfd: %s", strerror(e));
     }
-    rc = pool_new(w->threads, (size_t) cfg->hash_mb, &w->pool, err, errlen);
+    rc = gamepool_new(w->threads, (size_t) cfg->hash_mb, &w->pool, err, errlen);
     if (rc == 0) {
         char pgn_dir[PATH_MAX + 8];
         snprintf(pgn_dir, sizeof pgn_dir, "%s/pgn", w->state_dir);
@@ -972,8 +972,8 @@ void worker_destroy(worker_t **self_p)
         zmq_close(w->sock);
     if (w->zctx)
         zmq_ctx_term(w->zctx);
-    bool running = w->pool && pool_running(w->pool) > 0;
-    pool_destroy(&w->pool, !running || !w->abandon_games);
+    bool running = w->pool && gamepool_running(w->pool) > 0;
+    gamepool_destroy(&w->pool, !running || !w->abandon_games);
     if (running && w->abandon_games) {
         /* The detached threads still use the tasks: leave them to the exit. */
         w->tasks = NULL;

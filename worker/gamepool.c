@@ -1,6 +1,6 @@
-/* pool.c - game threads fed from a queue, reporting through a pipe. */
+/* gamepool.c - game threads fed from a queue, reporting through a pipe. */
 #define _GNU_SOURCE /* pipe2 */
-#include "pool.h"
+#include "gamepool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,17 +13,17 @@
 #include "log.h"
 
 typedef struct {
-    pool_t *pool;
+    gamepool_t *pool;
     player_t *player;
     pthread_t tid;
     bool started;
 } s_thread_t;
 
-struct pool_s {
+struct gamepool_s {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pool_job_t *head, *tail;     /* queue */
-    pool_job_t *done_head, *done_tail;
+    gamepool_job_t *head, *tail;     /* queue */
+    gamepool_job_t *done_head, *done_tail;
     size_t queued;
     int running;
     bool stop;
@@ -35,7 +35,7 @@ struct pool_s {
 };
 
 /* Caller holds mu. */
-static void s_done_push(pool_t *p, pool_job_t *job)
+static void s_done_push(gamepool_t *p, gamepool_job_t *job)
 {
     job->next = NULL;
     if (p->done_tail)
@@ -54,14 +54,14 @@ static void s_done_push(pool_t *p, pool_job_t *job)
 static void *s_thread_main(void *arg)
 {
     s_thread_t *t = arg;
-    pool_t *p = t->pool;
+    gamepool_t *p = t->pool;
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && !p->head)
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->stop)
             break;
-        pool_job_t *job = p->head;
+        gamepool_job_t *job = p->head;
         p->head = job->next;
         if (!p->head)
             p->tail = NULL;
@@ -80,12 +80,12 @@ static void *s_thread_main(void *arg)
     return NULL;
 }
 
-int pool_new(int threads, size_t hash_mb, pool_t **out, char *err, size_t errlen)
+int gamepool_new(int threads, size_t hash_mb, gamepool_t **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (threads < 1)
         return capa_fail(err, errlen, CAPA_ERANGE, "at least one game thread");
-    pool_t *p = calloc(1, sizeof *p);
+    gamepool_t *p = calloc(1, sizeof *p);
     if (!p)
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     pthread_mutex_init(&p->mu, NULL);
@@ -94,14 +94,14 @@ int pool_new(int threads, size_t hash_mb, pool_t **out, char *err, size_t errlen
     int fds[2];
     if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
         int e = errno;
-        pool_destroy(&p, true);
+        gamepool_destroy(&p, true);
         return capa_fail(err, errlen, CAPA_EIO, "pipe: %s", strerror(e));
     }
     p->pipe_rd = fds[0];
     p->pipe_wr = fds[1];
     p->threads = calloc((size_t) threads, sizeof *p->threads);
     if (!p->threads) {
-        pool_destroy(&p, true);
+        gamepool_destroy(&p, true);
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
     p->nthreads = threads;
@@ -110,14 +110,14 @@ int pool_new(int threads, size_t hash_mb, pool_t **out, char *err, size_t errlen
         t->pool = p;
         t->player = player_new(hash_mb);
         if (!t->player) {
-            pool_destroy(&p, true);
+            gamepool_destroy(&p, true);
             return capa_fail(err, errlen, CAPA_ENOMEM,
                              "out of memory for game thread %d (%zu MB hash per engine)", i,
                              hash_mb);
         }
         int rc = pthread_create(&t->tid, NULL, s_thread_main, t);
         if (rc != 0) {
-            pool_destroy(&p, true);
+            gamepool_destroy(&p, true);
             return capa_fail(err, errlen, CAPA_EIO, "cannot start game thread %d: %s", i,
                              strerror(rc));
         }
@@ -127,11 +127,11 @@ int pool_new(int threads, size_t hash_mb, pool_t **out, char *err, size_t errlen
     return 0;
 }
 
-void pool_destroy(pool_t **self_p, bool wait)
+void gamepool_destroy(gamepool_t **self_p, bool wait)
 {
     if (!self_p || !*self_p)
         return;
-    pool_t *p = *self_p;
+    gamepool_t *p = *self_p;
     *self_p = NULL;
     pthread_mutex_lock(&p->mu);
     p->stop = true;
@@ -162,7 +162,7 @@ void pool_destroy(pool_t **self_p, bool wait)
     free(p);
 }
 
-void pool_submit(pool_t *p, pool_job_t *job)
+void gamepool_submit(gamepool_t *p, gamepool_job_t *job)
 {
     job->next = NULL;
     job->cancelled = false;
@@ -177,10 +177,10 @@ void pool_submit(pool_t *p, pool_job_t *job)
     pthread_mutex_unlock(&p->mu);
 }
 
-pool_job_t *pool_take(pool_t *p)
+gamepool_job_t *gamepool_take(gamepool_t *p)
 {
     pthread_mutex_lock(&p->mu);
-    pool_job_t *job = p->done_head;
+    gamepool_job_t *job = p->done_head;
     if (job) {
         p->done_head = job->next;
         if (!p->done_head)
@@ -197,16 +197,16 @@ pool_job_t *pool_take(pool_t *p)
     return job;
 }
 
-int pool_fd(const pool_t *p) { return p->pipe_rd; }
+int gamepool_fd(const gamepool_t *p) { return p->pipe_rd; }
 
-size_t pool_cancel(pool_t *p, const void *owner)
+size_t gamepool_cancel(gamepool_t *p, const void *owner)
 {
     size_t n = 0;
     pthread_mutex_lock(&p->mu);
-    pool_job_t **link = &p->head;
+    gamepool_job_t **link = &p->head;
     p->tail = NULL;
     while (*link) {
-        pool_job_t *job = *link;
+        gamepool_job_t *job = *link;
         if (!owner || job->owner == owner) {
             *link = job->next;
             p->queued--;
@@ -222,9 +222,9 @@ size_t pool_cancel(pool_t *p, const void *owner)
     return n;
 }
 
-int pool_threads(const pool_t *p) { return p->nthreads; }
+int gamepool_threads(const gamepool_t *p) { return p->nthreads; }
 
-size_t pool_queued(pool_t *p)
+size_t gamepool_queued(gamepool_t *p)
 {
     pthread_mutex_lock(&p->mu);
     size_t n = p->queued;
@@ -232,7 +232,7 @@ size_t pool_queued(pool_t *p)
     return n;
 }
 
-int pool_running(pool_t *p)
+int gamepool_running(gamepool_t *p)
 {
     pthread_mutex_lock(&p->mu);
     int n = p->running;
@@ -240,7 +240,7 @@ int pool_running(pool_t *p)
     return n;
 }
 
-double pool_game_cpu(pool_t *p)
+double gamepool_game_cpu(gamepool_t *p)
 {
     pthread_mutex_lock(&p->mu);
     double c = p->game_cpu;
