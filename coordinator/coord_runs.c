@@ -247,7 +247,8 @@ int coord_run_check(coord_t *self, coord_run_t *run, bool final_estimate)
         if (stats_sprt_report(&info->sprt, &c, &r, err, sizeof err) == 0 &&
             r.verdict != STATS_SPRT_CONTINUE) {
             cJSON *res = cJSON_CreateObject();
-            cJSON_AddStringToObject(res, "verdict", stats_verdict_name(r.verdict));
+            cJSON_AddStringToObject(res, "verdict",
+                                    r.verdict == STATS_SPRT_ACCEPT_H1 ? "H1" : "H0");
             cJSON_AddNumberToObject(res, "llr", r.llr);
             cJSON_AddNumberToObject(res, "lower", r.lower);
             cJSON_AddNumberToObject(res, "upper", r.upper);

@@ -372,6 +372,8 @@ void coord_handle_result(coord_t *self, coord_session_t *s, const proto_result_t
         losses += (p1 == 0) + (p2 == 0);
     }
     run->totals.cpu_ms += cpu_ms;
+    if (run->spsa && l->step && n_new > 0 && !l->cancelled)
+        coord_spsa_apply(self, run, l, (int64_t) n_new, wins, losses);
     proto_msg_t m = { .type = PROTO_ACK };
     m.u.ack.task_id = tid;
     m.u.ack.batch = batch;
@@ -387,8 +389,6 @@ void coord_handle_result(coord_t *self, coord_session_t *s, const proto_result_t
         coord_send(self, rid, rid_len, rs, &m);
     }
     proto_ack_free(&m.u.ack);
-    if (run->spsa && l->step && n_new > 0 && !l->cancelled)
-        coord_spsa_apply(self, run, l, (int64_t) n_new, wins, losses);
     if (res->last && l != &dbl) {
         /* The worker holds no more pairs of this task: whatever it did not
          * deliver goes back to the pool, and the lease closes. */

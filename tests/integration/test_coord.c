@@ -1,0 +1,807 @@
+/* Integration tests of capa-coordinator: a real coordinator process on a
+ * loopback port, its own database on the ctest cluster (tests/pgtest.h), and
+ * test clients speaking protocol v1 over DEALER sockets. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "admin.h"
+#include "check.h"
+#include "coord_client.h"
+#include "err.h"
+#include "pgtest.h"
+#include "store.h"
+#include "token.h"
+
+typedef struct {
+    char ci[512];
+    coord_proc_t proc;
+    store_t *st;
+    PGconn *pg;
+    char token[TOKEN_TEXT_MAX];
+    const char *name;
+    const char *const *extra;
+} fx_t;
+
+static fx_t *s_live;   /* cleaned up by the next case or at exit after a failed CHECK */
+
+static void s_down(fx_t *fx)
+{
+    if (!fx)
+        return;
+    if (fx->proc.pid > 0)
+        coord_proc_stop(&fx->proc, SIGKILL);
+    store_destroy(&fx->st);
+    if (fx->pg)
+        PQfinish(fx->pg);
+    fx->pg = NULL;
+    if (s_live == fx)
+        s_live = NULL;
+}
+
+static void s_atexit(void)
+{
+    s_down(s_live);
+}
+
+static void s_up(fx_t *fx, const char *name, const char *const *extra)
+{
+    static bool registered;
+    if (!registered) {
+        atexit(s_atexit);
+        registered = true;
+    }
+    s_down(s_live);
+    memset(fx, 0, sizeof *fx);
+    s_live = fx;
+    fx->name = name;
+    fx->extra = extra;
+    CHECK(pgtest_create_db(name, fx->ci, sizeof fx->ci) == 0);
+    char log[600];
+    snprintf(log, sizeof log, "%s/tests/%s.log", CAPA_BINARY_DIR, name);
+    unlink(log);
+    CHECK_MSG(coord_proc_start(&fx->proc, fx->ci, extra, name) == 0, "coordinator start, see %s", log);
+    char err[512];
+    CHECK_MSG(store_open(fx->ci, &fx->st, err, sizeof err) == 0, "%s", err);
+    fx->pg = PQconnectdb(fx->ci);
+    CHECK(PQstatus(fx->pg) == CONNECTION_OK);
+    CHECK_MSG(admin_contributor_add(fx->st, "alice", false, fx->token, sizeof fx->token, NULL, err,
+                                    sizeof err) == 0, "%s", err);
+}
+
+static long long s_sql(fx_t *fx, const char *sql)
+{
+    PGresult *r = PQexec(fx->pg, sql);
+    long long v = -1;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
+        v = atoll(PQgetvalue(r, 0, 0));
+    else
+        fprintf(stderr, "  sql %s: %s\n", sql, PQresultErrorMessage(r));
+    PQclear(r);
+    return v;
+}
+
+static char *s_sql_text(fx_t *fx, const char *sql)
+{
+    PGresult *r = PQexec(fx->pg, sql);
+    char *v = NULL;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
+        v = strdup(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return v;
+}
+
+static int64_t s_submit(fx_t *fx, const char *doc)
+{
+    int64_t id = 0;
+    char err[512];
+    int rc = admin_run_submit(fx->st, doc, strlen(doc), 0, &id, err, sizeof err);
+    CHECK_MSG(rc == 0, "submit: %s", err);
+    return id;
+}
+
+#define SPRT_DOC(pairs)                                                                      \
+    "{\"kind\":\"sprt\",\"name\":\"t\",\"seed\":7,\"variant\":\"caparandom\","               \
+    "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"                 \
+    "\"elo0\":0,\"elo1\":5,\"max_pairs\":" #pairs "}"
+
+static coord_client_t *s_client(fx_t *fx, const char *worker)
+{
+    coord_client_t *c = coord_client_new(fx->proc.endpoint);
+    CHECK(c != NULL);
+    proto_msg_t m;
+    CHECK(coord_client_hello(c, fx->token, worker, 4242, &m) == 0);
+    CHECK_MSG(m.type == PROTO_WELCOME, "HELLO answered %s %s", proto_type_name(m.type),
+              m.type == PROTO_ERROR ? m.u.error.text : "");
+    proto_msg_free(&m);
+    return c;
+}
+
+/* REQUESTs until a TASK comes (runs appear within the refresh period). */
+static void s_task(coord_client_t *c, int slots, proto_msg_t *task)
+{
+    for (int i = 0; i < 50; i++) {
+        CHECK(coord_client_request(c, slots, task) == 0);
+        if (task->type == PROTO_TASK)
+            return;
+        CHECK_MSG(task->type == PROTO_NO_TASK, "REQUEST answered %s", proto_type_name(task->type));
+        proto_msg_free(task);
+        usleep(100 * 1000);
+    }
+    CHECK_MSG(0, "no TASK within 5 s");
+}
+
+static void s_expect_error(coord_client_t *c, proto_code_t code)
+{
+    proto_msg_t m;
+    CHECK_MSG(coord_client_recv(c, &m, 10000) == 0, "no reply (expected %s)", proto_code_name(code));
+    CHECK_MSG(m.type == PROTO_ERROR && m.u.error.code == code, "expected ERROR %s, got %s %s (%s)",
+              proto_code_name(code), proto_type_name(m.type),
+              m.type == PROTO_ERROR ? proto_code_name(m.u.error.code) : "",
+              m.type == PROTO_ERROR ? m.u.error.text : "");
+    proto_msg_free(&m);
+}
+
+/* Sends a RESULT for the given pairs of task and expects an ACK. */
+static void s_deliver(coord_client_t *c, const proto_task_t *t, const int64_t *pairs, size_t n,
+                      const int *scores, int64_t batch, bool last, size_t want_stored)
+{
+    proto_result_t res;
+    CHECK(coord_client_make_result(t, pairs, n, scores, batch, last, &res) == 0);
+    proto_msg_t m;
+    int rc = coord_client_result(c, &res, &m);
+    proto_result_free(&res);
+    CHECK(rc == 0);
+    CHECK_MSG(m.type == PROTO_ACK, "RESULT answered %s %s", proto_type_name(m.type),
+              m.type == PROTO_ERROR ? m.u.error.text : "");
+    CHECK_EQ_INT(m.u.ack.task_id, t->task_id);
+    CHECK_EQ_INT(m.u.ack.batch, batch);
+    CHECK_EQ_INT(m.u.ack.stored_count + m.u.ack.duplicate_count, n);
+    CHECK_EQ_INT(m.u.ack.stored_count, want_stored);
+    proto_msg_free(&m);
+}
+
+static void s_all_pairs(const proto_task_t *t, int64_t *out)
+{
+    for (size_t i = 0; i < t->pair_count; i++)
+        out[i] = t->pairs[i].pair;
+}
+
+/* ---- cases ---------------------------------------------------------------- */
+
+static void registration_checks_token_and_bench_signature(void)
+{
+    static fx_t fx;
+    s_up(&fx, "coord_auth", NULL);
+    coord_client_t *c = coord_client_new(fx.proc.endpoint);
+    proto_msg_t m;
+    /* Anything before HELLO: UNKNOWN_WORKER. */
+    CHECK(coord_client_request(c, 1, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_UNKNOWN_WORKER);
+    proto_msg_free(&m);
+    /* A well-formed token nobody issued. */
+    CHECK(coord_client_hello(c, "capa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "w1", 4242, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_AUTH_FAILED);
+    proto_msg_free(&m);
+    /* The right token with another engine build. */
+    CHECK(coord_client_hello(c, fx.token, "w1", 4243, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_SIGNATURE_MISMATCH);
+    CHECK(strstr(m.u.error.text, "4242") != NULL);
+    proto_msg_free(&m);
+    /* Both right. */
+    CHECK(coord_client_hello(c, fx.token, "w1", 4242, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    CHECK_EQ_INT(m.u.welcome.bench, 4242);
+    CHECK(m.u.welcome.heartbeat_ms >= 100);
+    CHECK(m.u.welcome.session[0] != 0);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'w1'"), 1);
+    /* A revoked token is refused at HELLO. */
+    char bob[TOKEN_TEXT_MAX], err[256];
+    CHECK(admin_contributor_add(fx.st, "bob", false, bob, sizeof bob, NULL, err, sizeof err) == 0);
+    CHECK(admin_contributor_revoke(fx.st, "bob", err, sizeof err) == 0);
+    coord_client_t *b = coord_client_new(fx.proc.endpoint);
+    CHECK(coord_client_hello(b, bob, "wb", 4242, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_TOKEN_REVOKED);
+    proto_msg_free(&m);
+    /* The same worker id under another contributor's token is refused. */
+    char carol[TOKEN_TEXT_MAX];
+    CHECK(admin_contributor_add(fx.st, "carol", false, carol, sizeof carol, NULL, err, sizeof err) == 0);
+    CHECK(coord_client_hello(b, carol, "w1", 4242, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_AUTH_FAILED);
+    proto_msg_free(&m);
+    coord_client_destroy(&b);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static void a_revoked_worker_is_refused_at_its_next_message(void)
+{
+    static fx_t fx;
+    s_up(&fx, "coord_revoke", NULL);
+    coord_client_t *c = s_client(&fx, "w1");
+    coord_client_t *d = s_client(&fx, "w2");
+    char err[256];
+    CHECK(admin_contributor_revoke(fx.st, "alice", err, sizeof err) == 0);
+    /* A REQUEST is checked against the database at once. */
+    proto_msg_t m;
+    CHECK(coord_client_request(c, 1, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_TOKEN_REVOKED);
+    proto_msg_free(&m);
+    /* The session is gone. */
+    CHECK(coord_client_request(c, 1, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_UNKNOWN_WORKER);
+    proto_msg_free(&m);
+    /* Any other message after the next refresh (200 ms here). */
+    usleep(600 * 1000);
+    proto_msg_t hb = { .type = PROTO_HEARTBEAT };
+    CHECK(coord_client_send(d, &hb) == 0);
+    s_expect_error(d, PROTO_TOKEN_REVOKED);
+    coord_client_destroy(&c);
+    coord_client_destroy(&d);
+    s_down(&fx);
+}
+
+static void a_result_is_committed_before_its_ack(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_result", extra);
+    int64_t run = s_submit(&fx, SPRT_DOC(100));
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 2, &tm);
+    proto_task_t *t = &tm.u.task;
+    CHECK_EQ_INT(t->run_id, run);
+    CHECK_EQ_INT(t->kind, PROTO_KIND_SPRT);
+    CHECK(t->pair_count >= 2 && t->pair_count <= 100);
+    CHECK_EQ_INT(t->pairs[0].pair, 0);
+    for (size_t i = 1; i < t->pair_count; i++)
+        CHECK_EQ_INT(t->pairs[i].pair, t->pairs[i - 1].pair + 1);
+    CHECK(t->pairs[0].fen[0] != 0);
+    CHECK_EQ_INT(t->b.count, 1);
+    CHECK_EQ_STR(t->b.items[0].name, "ArchbishopValueMg");
+    CHECK_EQ_INT(t->game.nodes, 1000);
+    CHECK(t->game.chess960);
+    int64_t pairs[PROTO_PAIRS_MAX];
+    s_all_pairs(t, pairs);
+    size_t n = t->pair_count;
+    s_deliver(c, t, pairs, n, NULL, 0, true, n);
+    /* Committed: the pairs, the counters, the lease closed. */
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), n);
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), n);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM tasks WHERE id = %lld AND status = 'done'",
+             (long long) t->task_id);
+    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT pairs FROM workers WHERE id = 'w1'"), n);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT games FROM workers WHERE id = 'w1'"), 2 * n);
+    snprintf(sql, sizeof sql, "SELECT fen FROM pairs WHERE run_id = %lld AND pair_no = 0",
+             (long long) run);
+    char *fen = s_sql_text(&fx, sql);
+    CHECK(fen != NULL);
+    CHECK_EQ_STR(fen, t->pairs[0].fen);
+    free(fen);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'running'",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    /* The next task continues after the last pair. */
+    proto_msg_t tm2;
+    s_task(c, 2, &tm2);
+    CHECK_EQ_INT(tm2.u.task.pairs[0].pair, (int64_t) n);
+    proto_msg_free(&tm2);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static void a_replayed_result_is_acknowledged_again_and_counted_once(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_replay", extra);
+    int64_t run = s_submit(&fx, SPRT_DOC(100));
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 4, &tm);
+    proto_task_t *t = &tm.u.task;
+    CHECK(t->pair_count >= 4);
+    int64_t pairs[PROTO_PAIRS_MAX];
+    s_all_pairs(t, pairs);
+    s_deliver(c, t, pairs, 2, NULL, 0, false, 2);
+    s_deliver(c, t, pairs, 2, NULL, 0, false, 0);        /* the same batch again */
+    s_deliver(c, t, pairs, 3, NULL, 1, false, 1);        /* overlapping: one new */
+    s_deliver(c, t, pairs, t->pair_count, NULL, 2, true, t->pair_count - 3);
+    s_deliver(c, t, pairs, 2, NULL, 0, false, 0);        /* after the lease closed */
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), t->pair_count);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT pairs FROM workers WHERE id = 'w1'"), t->pair_count);
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM run_totals_recount WHERE run_id = %lld",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), t->pair_count);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static void lease_expiry_returns_exactly_the_unplayed_pairs(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", "--lease-seconds", "2", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_expiry", extra);
+    s_submit(&fx, SPRT_DOC(8));
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 8, &tm);
+    proto_task_t *t = &tm.u.task;
+    CHECK_EQ_INT(t->pair_count, 8);   /* slots 8: the whole run */
+    CHECK_EQ_INT(t->lease_seconds, 2);
+    int64_t played[2] = { 0, 2 };
+    s_deliver(c, t, played, 2, NULL, 0, false, 2);
+    sleep(3);
+    /* Another worker now gets exactly 1 and 3..7, lowest first. */
+    coord_client_t *d = s_client(&fx, "w2");
+    proto_msg_t a, b;
+    s_task(d, 8, &a);
+    CHECK_EQ_INT(a.u.task.pair_count, 1);
+    CHECK_EQ_INT(a.u.task.pairs[0].pair, 1);
+    /* The same pair number gives the same start. */
+    CHECK_EQ_STR(a.u.task.pairs[0].fen, t->pairs[1].fen);
+    s_task(d, 8, &b);
+    CHECK_EQ_INT(b.u.task.pair_count, 5);
+    CHECK_EQ_INT(b.u.task.pairs[0].pair, 3);
+    CHECK_EQ_INT(b.u.task.pairs[4].pair, 7);
+    proto_msg_t none;
+    CHECK(coord_client_request(d, 8, &none) == 0);
+    CHECK_EQ_INT(none.type, PROTO_NO_TASK);
+    proto_msg_free(&none);
+    /* The first worker's late result for its expired lease. */
+    proto_result_t res;
+    int64_t late[1] = { 1 };
+    CHECK(coord_client_make_result(t, late, 1, NULL, 1, true, &res) == 0);
+    proto_msg_t m;
+    CHECK(coord_client_result(c, &res, &m) == 0);
+    proto_result_free(&res);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_LEASE_EXPIRED);
+    proto_msg_free(&m);
+    proto_msg_free(&a);
+    proto_msg_free(&b);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    coord_client_destroy(&d);
+    s_down(&fx);
+}
+
+static void a_silent_worker_is_declared_dead_and_its_pairs_return(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", "--heartbeat-ms", "200",
+                                         "--liveness", "2", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_dead", extra);
+    s_submit(&fx, SPRT_DOC(6));
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 6, &tm);
+    CHECK_EQ_INT(tm.u.task.pair_count, 6);
+    int64_t first[1] = { 0 };
+    s_deliver(c, &tm.u.task, first, 1, NULL, 0, false, 1);
+    /* w1 falls silent (the client sends no heartbeats). */
+    usleep(1200 * 1000);
+    coord_client_t *d = s_client(&fx, "w2");
+    proto_msg_t a;
+    s_task(d, 6, &a);
+    CHECK_EQ_INT(a.u.task.pair_count, 5);
+    CHECK_EQ_INT(a.u.task.pairs[0].pair, 1);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM tasks WHERE worker_id = 'w1' AND status = 'expired'"), 1);
+    /* w1 comes back: its session is gone. */
+    proto_msg_t m;
+    CHECK(coord_client_request(c, 1, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_UNKNOWN_WORKER);
+    proto_msg_free(&m);
+    proto_msg_free(&a);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    coord_client_destroy(&d);
+    s_down(&fx);
+}
+
+static void a_killed_coordinator_restarts_without_losing_an_acknowledged_pair(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_kill", extra);
+    int64_t run = s_submit(&fx, SPRT_DOC(10));
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 10, &tm);
+    proto_task_t *t = &tm.u.task;
+    CHECK_EQ_INT(t->pair_count, 10);
+    int64_t pairs[10];
+    s_all_pairs(t, pairs);
+    s_deliver(c, t, pairs, 4, NULL, 0, false, 4);
+    CHECK_EQ_INT(coord_proc_stop(&fx.proc, SIGKILL), 128 + SIGKILL);
+    CHECK(coord_proc_restart(&fx.proc, fx.ci, extra, fx.name) == 0);
+    /* The worker resends what it had not got an ACK for, plus a replay. */
+    proto_result_t res;
+    CHECK(coord_client_make_result(t, pairs + 2, 8, NULL, 1, true, &res) == 0);
+    proto_msg_t m;
+    CHECK(coord_client_result(c, &res, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_UNKNOWN_WORKER);
+    proto_msg_free(&m);
+    CHECK(coord_client_hello(c, fx.token, "w1", 4242, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    proto_msg_free(&m);
+    CHECK(coord_client_result(c, &res, &m) == 0);
+    proto_result_free(&res);
+    CHECK_MSG(m.type == PROTO_ACK, "got %s %s", proto_type_name(m.type),
+              m.type == PROTO_ERROR ? m.u.error.text : "");
+    CHECK_EQ_INT(m.u.ack.stored_count, 6);
+    CHECK_EQ_INT(m.u.ack.duplicate_count, 2);
+    proto_msg_free(&m);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 10);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND pair_no < 4",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 4);
+    /* The run is complete: it finishes. */
+    for (int i = 0; i < 50; i++) {
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'finished'",
+                 (long long) run);
+        if (s_sql(&fx, sql) == 1)
+            break;
+        usleep(100 * 1000);
+    }
+    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static void hostile_messages_get_the_documented_errors_and_the_coordinator_keeps_serving(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_hostile", extra);
+    s_submit(&fx, SPRT_DOC(1000));
+    coord_client_t *good = s_client(&fx, "good");
+    coord_client_t *evil = s_client(&fx, "evil");
+    proto_msg_t gt, et;
+    s_task(good, 4, &gt);
+    s_task(evil, 4, &et);
+    struct {
+        const char *what;
+        const char *json;
+        proto_code_t code;
+    } cases[] = {
+        { "not JSON", "{\"v\":1,\"type\":", PROTO_BAD_JSON },
+        { "an array", "[1,2,3]", PROTO_BAD_JSON },
+        { "slots as text", "{\"v\":1,\"type\":\"REQUEST\",\"slots\":\"four\"}", PROTO_BAD_SCHEMA },
+        { "slots out of range", "{\"v\":1,\"type\":\"REQUEST\",\"slots\":1e9}", PROTO_BAD_SCHEMA },
+        { "duplicate key", "{\"v\":1,\"type\":\"REQUEST\",\"slots\":1,\"slots\":2}", PROTO_BAD_SCHEMA },
+        { "version 2", "{\"v\":2,\"type\":\"REQUEST\",\"slots\":1}", PROTO_BAD_VERSION },
+        { "unknown type", "{\"v\":1,\"type\":\"GIMME\"}", PROTO_UNKNOWN_TYPE },
+        { "a TASK from a worker", "{\"v\":1,\"type\":\"WELCOME\",\"session\":\"x\",\"heartbeat_ms\":1000,"
+                                  "\"liveness\":3,\"bench\":1}", PROTO_UNKNOWN_TYPE },
+        { "unknown lease", "{\"v\":1,\"type\":\"RESULT\",\"task_id\":999999,\"lease_id\":999999,"
+          "\"batch\":0,\"cpu_seconds\":1,\"last\":true,\"pairs\":[{\"pair\":0,\"score\":0.5,"
+          "\"games\":[{\"result\":\"1-0\",\"white\":\"A\",\"end\":\"checkmate\",\"plies\":9},"
+          "{\"result\":\"1-0\",\"white\":\"B\",\"end\":\"checkmate\",\"plies\":9}]}]}",
+          PROTO_LEASE_UNKNOWN },
+        { "score disagreeing with its games", "{\"v\":1,\"type\":\"RESULT\",\"task_id\":1,\"lease_id\":1,"
+          "\"batch\":0,\"cpu_seconds\":1,\"last\":true,\"pairs\":[{\"pair\":0,\"score\":1,"
+          "\"games\":[{\"result\":\"1-0\",\"white\":\"A\",\"end\":\"checkmate\",\"plies\":9},"
+          "{\"result\":\"1-0\",\"white\":\"B\",\"end\":\"checkmate\",\"plies\":9}]}]}",
+          PROTO_INCONSISTENT_RESULT },
+        { "a draw ended by checkmate", "{\"v\":1,\"type\":\"RESULT\",\"task_id\":1,\"lease_id\":1,"
+          "\"batch\":0,\"cpu_seconds\":1,\"last\":true,\"pairs\":[{\"pair\":0,\"score\":0.5,"
+          "\"games\":[{\"result\":\"1/2-1/2\",\"white\":\"A\",\"end\":\"checkmate\",\"plies\":9},"
+          "{\"result\":\"1/2-1/2\",\"white\":\"B\",\"end\":\"repetition\",\"plies\":9}]}]}",
+          PROTO_INCONSISTENT_RESULT },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK(coord_client_send_raw(evil, cases[i].json, strlen(cases[i].json)) == 0);
+        proto_msg_t m;
+        CHECK_MSG(coord_client_recv(evil, &m, 10000) == 0, "%s: no reply", cases[i].what);
+        CHECK_MSG(m.type == PROTO_ERROR && m.u.error.code == cases[i].code, "%s: got %s %s",
+                  cases[i].what, proto_type_name(m.type),
+                  m.type == PROTO_ERROR ? proto_code_name(m.u.error.code) : "");
+        proto_msg_free(&m);
+        /* The well-behaved worker is still served. */
+        proto_msg_t hb = { .type = PROTO_HEARTBEAT };
+        CHECK(coord_client_send(good, &hb) == 0);
+    }
+    /* Two frames. */
+    const void *frames[2] = { "{}", "{}" };
+    size_t lens[2] = { 2, 2 };
+    CHECK(coord_client_send_frames(evil, frames, lens, 2) == 0);
+    s_expect_error(evil, PROTO_BAD_SCHEMA);
+    /* A frame just over 1 MiB. */
+    size_t big = PROTO_FRAME_MAX + 100;
+    char *buf = malloc(big);
+    CHECK(buf != NULL);
+    memset(buf, ' ', big);
+    memcpy(buf, "{\"v\":1,\"type\":\"HEARTBEAT\"}", 26);
+    CHECK(coord_client_send_raw(evil, buf, big) == 0);
+    free(buf);
+    s_expect_error(evil, PROTO_TOO_BIG);
+    /* Results for another worker's lease, and for pairs outside the lease. */
+    int64_t gp[1] = { gt.u.task.pairs[0].pair };
+    proto_result_t res;
+    CHECK(coord_client_make_result(&gt.u.task, gp, 1, NULL, 0, false, &res) == 0);
+    proto_msg_t m;
+    CHECK(coord_client_result(evil, &res, &m) == 0);
+    proto_result_free(&res);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_LEASE_NOT_YOURS);
+    proto_msg_free(&m);
+    CHECK(coord_client_make_result(&et.u.task, gp, 1, NULL, 0, false, &res) == 0);
+    CHECK(coord_client_result(evil, &res, &m) == 0);
+    proto_result_free(&res);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_PAIR_OUTSIDE_LEASE);
+    proto_msg_free(&m);
+    /* Nothing of those was stored. */
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), 0);
+    /* An SQL-injection-looking name is stored verbatim. */
+    coord_client_t *x = coord_client_new(fx.proc.endpoint);
+    proto_msg_t hm = { .type = PROTO_HELLO };
+    snprintf(hm.u.hello.token, sizeof hm.u.hello.token, "%s", fx.token);
+    snprintf(hm.u.hello.worker_id, sizeof hm.u.hello.worker_id, "inj");
+    snprintf(hm.u.hello.name, sizeof hm.u.hello.name, "x'); DROP TABLE pairs; --");
+    hm.u.hello.cores = hm.u.hello.concurrency = 1;
+    snprintf(hm.u.hello.engine_version, sizeof hm.u.hello.engine_version, "capa-engine test");
+    hm.u.hello.bench = 4242;
+    hm.u.hello.nps = 1000;
+    CHECK(coord_client_send(x, &hm) == 0);
+    CHECK(coord_client_recv(x, &m, 10000) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    proto_msg_free(&m);
+    char *name = s_sql_text(&fx, "SELECT name FROM workers WHERE id = 'inj'");
+    CHECK(name != NULL);
+    CHECK_EQ_STR(name, "x'); DROP TABLE pairs; --");
+    free(name);
+    /* A frame beyond ZeroMQ's limit drops that connection only. */
+    big = 3u << 20;
+    buf = calloc(1, big);
+    CHECK(buf != NULL);
+    coord_client_send_raw(x, buf, big);
+    free(buf);
+    coord_client_destroy(&x);
+    /* The good worker delivers and is acknowledged. */
+    int64_t all[PROTO_PAIRS_MAX];
+    s_all_pairs(&gt.u.task, all);
+    /* Its heartbeats got no replies; drain nothing, then deliver. */
+    s_deliver(good, &gt.u.task, all, gt.u.task.pair_count, NULL, 0, true, gt.u.task.pair_count);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), gt.u.task.pair_count);
+    CHECK(fx.proc.pid > 0 && kill(fx.proc.pid, 0) == 0);
+    proto_msg_free(&gt);
+    proto_msg_free(&et);
+    coord_client_destroy(&good);
+    coord_client_destroy(&evil);
+    s_down(&fx);
+}
+
+static void an_sprt_run_stops_itself_when_the_llr_crosses_a_bound(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_sprt", extra);
+    int64_t run = s_submit(&fx, SPRT_DOC(2000));
+    coord_client_t *c = s_client(&fx, "w1");
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'finished'",
+             (long long) run);
+    static const int pattern[8] = { 4, 3, 4, 2, 4, 3, 4, 1 };
+    int finished = 0;
+    proto_msg_t last_task = { 0 };
+    for (int round = 0; round < 100 && !finished; round++) {
+        proto_msg_t tm;
+        CHECK(coord_client_request(c, 8, &tm) == 0);
+        if (tm.type != PROTO_TASK) {
+            proto_msg_free(&tm);
+            usleep(100 * 1000);
+            finished = s_sql(&fx, sql) == 1;
+            continue;
+        }
+        int64_t pairs[PROTO_PAIRS_MAX];
+        int scores[PROTO_PAIRS_MAX];
+        s_all_pairs(&tm.u.task, pairs);
+        for (size_t i = 0; i < tm.u.task.pair_count; i++)
+            scores[i] = pattern[pairs[i] % 8];
+        s_deliver(c, &tm.u.task, pairs, tm.u.task.pair_count, scores, 0, true,
+                  tm.u.task.pair_count);
+        usleep(60 * 1000);   /* the stop check runs in cron */
+        finished = s_sql(&fx, sql) == 1;
+        proto_msg_free(&last_task);
+        last_task = tm;
+    }
+    CHECK(finished);
+    snprintf(sql, sizeof sql, "SELECT result->>'verdict' FROM runs WHERE id = %lld", (long long) run);
+    char *verdict = s_sql_text(&fx, sql);
+    CHECK(verdict != NULL);
+    CHECK_EQ_STR(verdict, "H1");
+    free(verdict);
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
+    long long done = s_sql(&fx, sql);
+    CHECK(done > 0 && done < 2000);
+    /* No more work for it. */
+    proto_msg_t m;
+    CHECK(coord_client_request(c, 8, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_NO_TASK);
+    proto_msg_free(&m);
+    proto_msg_free(&last_task);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static void a_stopped_run_gets_no_more_tasks_and_late_results_are_kept(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_stop", extra);
+    int64_t run = s_submit(&fx, SPRT_DOC(1000));
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 4, &tm);
+    char err[256];
+    CHECK(admin_run_stop(fx.st, run, err, sizeof err) == 0);
+    usleep(600 * 1000);   /* refresh period 200 ms */
+    proto_msg_t m;
+    CHECK(coord_client_request(c, 4, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_NO_TASK);
+    proto_msg_free(&m);
+    int64_t pairs[PROTO_PAIRS_MAX];
+    s_all_pairs(&tm.u.task, pairs);
+    s_deliver(c, &tm.u.task, pairs, tm.u.task.pair_count, NULL, 0, true, tm.u.task.pair_count);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'stopped'",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static void a_values_study_completes_with_every_pair_stored_once(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_values", extra);
+    int64_t run = s_submit(&fx,
+        "{\"kind\":\"values\",\"name\":\"v\",\"seed\":3,\"variant\":\"caparandom\","
+        "\"positions\":{\"source\":\"crc\"},\"game\":{\"nodes\":1000},"
+        "\"imbalances\":[{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":4},"
+        "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":6}]}");
+    coord_client_t *c = s_client(&fx, "w1");
+    int got = 0;
+    for (int i = 0; i < 20 && got < 10; i++) {
+        proto_msg_t tm;
+        s_task(c, 3, &tm);
+        proto_task_t *t = &tm.u.task;
+        CHECK_EQ_INT(t->kind, PROTO_KIND_VALUES);
+        for (size_t k = 0; k < t->pair_count; k++) {
+            CHECK(t->pairs[k].imbalance[0] != 0);
+            CHECK(t->pairs[k].fen2[0] != 0);
+            CHECK(strcmp(t->pairs[k].fen, t->pairs[k].fen2) != 0);
+        }
+        int64_t pairs[PROTO_PAIRS_MAX];
+        int scores[PROTO_PAIRS_MAX];
+        s_all_pairs(t, pairs);
+        for (size_t k = 0; k < t->pair_count; k++)
+            scores[k] = (int) (pairs[k] % 5);
+        s_deliver(c, t, pairs, t->pair_count, scores, 0, true, t->pair_count);
+        got += (int) t->pair_count;
+        proto_msg_free(&tm);
+    }
+    CHECK_EQ_INT(got, 10);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'finished'",
+             (long long) run);
+    for (int i = 0; i < 50 && s_sql(&fx, sql) != 1; i++)
+        usleep(100 * 1000);
+    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 10);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM pairs WHERE run_id = %lld AND imbalance = 'pawn odds'",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 6);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM estimates WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    proto_msg_t m;
+    CHECK(coord_client_request(c, 3, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_NO_TASK);
+    proto_msg_free(&m);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static void an_spsa_run_moves_theta_and_keeps_its_history(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_spsa", extra);
+    int64_t run = s_submit(&fx,
+        "{\"kind\":\"spsa\",\"name\":\"s\",\"seed\":5,\"variant\":\"caparandom\","
+        "\"game\":{\"nodes\":1000},\"params\":{\"ArchbishopValueMg\":{\"start\":825,\"min\":600,"
+        "\"max\":1100,\"c_end\":20,\"r_end\":0.002}},\"iterations\":40}");
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 4, &tm);
+    proto_task_t *t = &tm.u.task;
+    CHECK_EQ_INT(t->kind, PROTO_KIND_SPSA);
+    CHECK_EQ_INT(t->a.count, 1);
+    CHECK_EQ_INT(t->b.count, 1);
+    CHECK_EQ_STR(t->a.items[0].name, "ArchbishopValueMg");
+    double minus = t->a.items[0].value, plus = t->b.items[0].value;
+    CHECK(minus != plus);
+    CHECK_NEAR((minus + plus) / 2, 825, 1e-9);
+    int64_t pairs[PROTO_PAIRS_MAX];
+    int scores[PROTO_PAIRS_MAX];
+    s_all_pairs(t, pairs);
+    for (size_t k = 0; k < t->pair_count; k++)
+        scores[k] = 4;   /* plus wins everything: theta moves toward plus */
+    s_deliver(c, t, pairs, t->pair_count, scores, 0, true, t->pair_count);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM spsa_history WHERE run_id = %lld", (long long) run);
+    CHECK(s_sql(&fx, sql) >= 1);
+    snprintf(sql, sizeof sql,
+             "SELECT (theta->>'ArchbishopValueMg')::float8 * 1000 FROM spsa_history "
+             "WHERE run_id = %lld ORDER BY iteration DESC LIMIT 1", (long long) run);
+    long long theta1000 = s_sql(&fx, sql);
+    CHECK(theta1000 != 825000);
+    CHECK((theta1000 > 825000) == (plus > minus));
+    /* The next task starts from the new theta. */
+    proto_msg_t tm2;
+    s_task(c, 4, &tm2);
+    double mid = (tm2.u.task.a.items[0].value + tm2.u.task.b.items[0].value) / 2;
+    CHECK_NEAR(mid * 1000, (double) theta1000, 2.0);
+    proto_msg_free(&tm2);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static void sigterm_says_bye_to_workers_and_exits_zero(void)
+{
+    static fx_t fx;
+    s_up(&fx, "coord_term", NULL);
+    coord_client_t *c = s_client(&fx, "w1");
+    CHECK_EQ_INT(coord_proc_stop(&fx.proc, SIGTERM), 0);
+    proto_msg_t m;
+    CHECK(coord_client_recv(c, &m, 5000) == 0);
+    CHECK_EQ_INT(m.type, PROTO_BYE);
+    proto_msg_free(&m);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
+static const check_case_t CASES[] = {
+    CASE(registration_checks_token_and_bench_signature),
+    CASE(a_revoked_worker_is_refused_at_its_next_message),
+    CASE(a_result_is_committed_before_its_ack),
+    CASE(a_replayed_result_is_acknowledged_again_and_counted_once),
+    CASE(lease_expiry_returns_exactly_the_unplayed_pairs),
+    CASE(a_silent_worker_is_declared_dead_and_its_pairs_return),
+    CASE(a_killed_coordinator_restarts_without_losing_an_acknowledged_pair),
+    CASE(hostile_messages_get_the_documented_errors_and_the_coordinator_keeps_serving),
+    CASE(an_sprt_run_stops_itself_when_the_llr_crosses_a_bound),
+    CASE(a_stopped_run_gets_no_more_tasks_and_late_results_are_kept),
+    CASE(a_values_study_completes_with_every_pair_stored_once),
+    CASE(an_spsa_run_moves_theta_and_keeps_its_history),
+    CASE(sigterm_says_bye_to_workers_and_exits_zero),
+    { 0 },
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    return check_main(argc, argv, CASES);
+}
