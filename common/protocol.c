@@ -620,11 +620,10 @@ int proto_decode(const void *frame, size_t len, proto_msg_t *msg, char *err, siz
     rc = pjson_string(root, "", "type", true, 1, type, sizeof type, NULL, err, errlen);
     if (rc)
         goto done;
-    if (proto_type_parse(type, &msg->type) != 0) {
-        fault = PROTO_UNKNOWN_TYPE;
-        rc = capa_fail(err, errlen, CAPA_EINVAL, "type: unknown message type \"%s\"", type);
-        goto done;
-    }
+    /* The type is known before the version is judged (so an ERROR can name
+     * it), but a message of another version may have types we do not know:
+     * the version is checked first. */
+    bool known = proto_type_parse(type, &msg->type) == 0;
     int64_t version = 0;
     rc = pjson_int(root, "", "v", true, 0, PJSON_INT_MAX, &version, err, errlen);
     if (rc == CAPA_ERANGE || (rc == 0 && version != PROTO_VERSION)) {
@@ -634,6 +633,11 @@ int proto_decode(const void *frame, size_t len, proto_msg_t *msg, char *err, siz
     }
     if (rc)
         goto done;
+    if (!known) {
+        fault = PROTO_UNKNOWN_TYPE;
+        rc = capa_fail(err, errlen, CAPA_EINVAL, "type: unknown message type \"%s\"", type);
+        goto done;
+    }
     rc = pjson_no_duplicates(root, "", err, errlen);
     if (rc)
         goto done;
