@@ -60,6 +60,11 @@ static double s_survival(double mu, double a, double b, double T, double y)
     /* A term with image at c weighs at most exp(-|c| (|c| - 2B) / (2T)) with
      * B = max(|a|, |b|): beyond c = B + sqrt(B^2 + 80 T) all are below e^-40. */
     double w = b - a, B = fmax(fabs(a), fabs(b)), sum = 0.0;
+    /* Long after the width's diffusion time nothing survives: the killed
+     * mass is below (4/pi) exp(-pi^2 T / (2 w^2) + B^2 / (2 T)) for any drift,
+     * under e^-59 here. This also keeps the image series short. */
+    if (M_PI * M_PI * T / (2.0 * w * w) > 60.0)
+        return 0.0;
     double kmax = ceil((B + sqrt(B * B + 80.0 * T)) / (2.0 * w)) + 1.0;
     if (kmax > 200000.0)
         kmax = 200000.0;

@@ -54,23 +54,28 @@ void stats_dist_moments(const stats_dist_t *d, double *mean, double *var)
         *var = v;
 }
 
-/* Solves sum_i p[i] u[i] / (1 + lambda u[i]) = 0 for lambda with every
+/* The tilt q[i] = p[i] / (1 + lambda u[i]) (normalised) with lambda the root
+ * of sum_i p[i] u[i] / (1 + lambda u[i]) = 0 on the interval where every
  * 1 + lambda u[i] > 0 (needs some u > 0 and some u < 0). The left side falls
- * strictly in lambda and runs from +inf to -inf over that interval, so a
- * root exists and is unique; Newton steps that would leave the shrinking
- * bracket are replaced by bisection, which bounds the work. */
-static int s_secular(const double *p, const double *u, int n, double *lambda)
+ * strictly in lambda from +inf to -inf over that interval, so the root exists
+ * and is unique; Newton steps that would leave the shrinking bracket are
+ * replaced by bisection, which bounds the work. When the root lies next to
+ * a pole (an outcome with a tiny empirical share that the constraint needs,
+ * e.g. a regularised zero count), 1 + lambda u[k] loses its digits in lambda;
+ * the root is then found again in delta = 1 + lambda u[k], on a log scale. */
+static int s_tilt(const double *p, const double *u, int n, double *q)
 {
     double umax = 0.0, umin = 0.0;
+    int kmax = -1, kmin = -1;
     for (int i = 0; i < n; i++) {
         if (p[i] <= 0.0)
             continue;
         if (u[i] > umax)
-            umax = u[i];
+            umax = u[i], kmax = i;
         if (u[i] < umin)
-            umin = u[i];
+            umin = u[i], kmin = i;
     }
-    if (!(umax > 0.0) || !(umin < 0.0))
+    if (kmax < 0 || kmin < 0)
         return CAPA_ERANGE;
     double lo = -1.0 / umax, hi = -1.0 / umin, x = 0.0;
     for (int it = 0; it < 300; it++) {
@@ -95,34 +100,51 @@ static int s_secular(const double *p, const double *u, int n, double *lambda)
         }
         x = nx;
     }
-    *lambda = x;
-    return 0;
-}
-
-static void s_apply(const stats_dist_t *d, const double *u, double lambda, stats_dist_t *q)
-{
-    stats_dist_t r = *d;
     double total = 0.0;
-    for (int i = 0; i < d->n; i++) {
-        r.p[i] = d->p[i] / (1.0 + lambda * u[i]);
-        total += r.p[i];
+    double dmax = 1.0 + x * umax, dmin = 1.0 + x * umin;
+    int k = dmax < dmin ? kmax : kmin;
+    double dk = fmin(dmax, dmin);
+    if (dk > 1e-6) {
+        for (int i = 0; i < n; i++)
+            total += q[i] = p[i] / (1.0 + x * u[i]);
+    } else {
+        /* 1 + lambda u[i] = (1 - r[i]) + delta r[i] with r = u / u[k]; the
+         * sum has the sign of u[k] as delta -> 0 and changes it once before
+         * delta = 1e-5 (the root is that close to the pole). */
+        double r[STATS_DIST_MAX], llo = log(1e-300), lhi = log(1e-5), delta = dk;
+        for (int i = 0; i < n; i++)
+            r[i] = u[i] / u[k];
+        for (int it = 0; it < 200; it++) {
+            double mid = 0.5 * (llo + lhi);
+            delta = exp(mid);
+            double g = 0.0;
+            for (int i = 0; i < n; i++)
+                g += p[i] * u[i] / (i == k ? delta : (1.0 - r[i]) + delta * r[i]);
+            if ((g > 0.0) == (u[k] > 0.0))
+                llo = mid;
+            else
+                lhi = mid;
+        }
+        for (int i = 0; i < n; i++)
+            total += q[i] = p[i] / (i == k ? delta : fmax((1.0 - r[i]) + delta * r[i], 1e-300));
     }
-    for (int i = 0; i < d->n; i++)
-        r.p[i] /= total;
-    *q = r;
+    for (int i = 0; i < n; i++)
+        q[i] /= total;
+    return 0;
 }
 
 int stats_dist_fit_mean(const stats_dist_t *d, double s, stats_dist_t *q)
 {
     if (!(s > d->x[0] && s < d->x[d->n - 1]))
         return CAPA_ERANGE;
-    double u[STATS_DIST_MAX], lambda;
+    double u[STATS_DIST_MAX];
     for (int i = 0; i < d->n; i++)
         u[i] = d->x[i] - s;
-    int rc = s_secular(d->p, u, d->n, &lambda);
+    stats_dist_t r = *d;
+    int rc = s_tilt(d->p, u, d->n, r.p);
     if (rc)
         return rc;
-    s_apply(d, u, lambda, q);
+    *q = r;
     return 0;
 }
 
@@ -141,15 +163,14 @@ int stats_dist_fit_t(const stats_dist_t *d, double ref, double t, stats_dist_t *
         double sigma = sqrt(var);
         if (!(sigma > 0.0))
             return CAPA_ERANGE;
-        double u[STATS_DIST_MAX], lambda;
+        double u[STATS_DIST_MAX];
         for (int i = 0; i < d->n; i++) {
             double z = (d->x[i] - mu) / sigma;
             u[i] = d->x[i] - ref - 0.5 * t * sigma * (1.0 + z * z);
         }
-        if (s_secular(d->p, u, d->n, &lambda))
+        stats_dist_t next = *d;
+        if (s_tilt(d->p, u, d->n, next.p))
             return CAPA_ERANGE;
-        stats_dist_t next;
-        s_apply(d, u, lambda, &next);
         double change = 0.0;
         for (int i = 0; i < d->n; i++) {
             /* after the first rounds damp the step: the plain iteration can

@@ -210,6 +210,10 @@ int stats_sprt_report(const stats_sprt_params_t *p, const stats_counts_t *c,
     else if (r->llr <= r->lower)
         r->verdict = STATS_SPRT_ACCEPT_H0;
     /* Median-unbiased estimate and interval under the stopping rule. */
+    double width = r->upper - r->lower;
+    if (!(r->llr > r->lower - width && r->llr < r->upper + width))
+        return 0;
+    r->sequential = 1;
     s_seq_t s = { p, &d, &q0, &q1, r->n, r->llr, r->lower, r->upper };
     double mid = 0.5 * (p->elo0 + p->elo1), span = 30.0 * fmax(p->elo1 - p->elo0, 2.0);
     double lo = fmax(mid - span, -STATS_ELO_LIMIT), hi = fmin(mid + span, STATS_ELO_LIMIT);
@@ -283,8 +287,11 @@ int stats_sprt_format(const stats_sprt_report_t *r, char *buf, size_t len)
     s_put_ratio(&o, "PairDrawRatio", e->pair_draw_ratio);
     s_put_ratio(&o, "PairsRatio", e->pairs_ratio);
     s_put(&o, "\n");
-    s_put(&o, "%s after the stopping rule (median-unbiased): %.2f [%.2f, %.2f]\n", unit,
-          r->seq_elo, r->seq_elo_lo, r->seq_elo_hi);
+    if (r->sequential)
+        s_put(&o, "%s after the stopping rule (median-unbiased): %.2f [%.2f, %.2f]\n", unit,
+              r->seq_elo, r->seq_elo_lo, r->seq_elo_hi);
+    else if (r->n > 0.0)
+        s_put(&o, "%s not adjusted for the stopping rule: the LLR lies far beyond its bounds\n", unit);
     return o.full ? CAPA_EFULL : 0;
 }
 
@@ -336,7 +343,8 @@ cJSON *stats_sprt_to_json(const stats_sprt_report_t *r)
     cJSON_AddItemToObject(o, "score", s_interval(e->score, e->score_lo, e->score_hi));
     cJSON_AddItemToObject(o, "elo", s_interval(e->elo, e->elo_lo, e->elo_hi));
     cJSON_AddItemToObject(o, "nelo", s_interval(e->nelo, e->nelo_lo, e->nelo_hi));
-    cJSON_AddItemToObject(o, "sequential_elo", s_interval(r->seq_elo, r->seq_elo_lo, r->seq_elo_hi));
+    cJSON_AddItemToObject(o, "sequential_elo", r->sequential ? s_interval(r->seq_elo, r->seq_elo_lo, r->seq_elo_hi)
+                                                              : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "los", e->los);
     cJSON_AddItemToObject(o, "draw_ratio", e->draw_ratio < 0 ? cJSON_CreateNull() : s_num(e->draw_ratio));
     cJSON_AddItemToObject(o, "pair_draw_ratio",

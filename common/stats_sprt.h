@@ -67,6 +67,11 @@ typedef struct {
      * stopping rule as well. */
     double plain_elo;       /* the MLE in the test's unit (est.nelo or est.elo) */
     double seq_elo, seq_elo_lo, seq_elo_hi;
+    /* 1 when the estimate above was adjusted for the stopping rule; 0 when
+     * there is no data or the LLR lies beyond a bound by more than the
+     * bounds' distance (such counts did not come from a test stopped when it
+     * first crossed a bound): then seq_* repeat the fixed-sample estimate. */
+    int sequential;
 } stats_sprt_report_t;
 
 /* LLR of the counts (0 for no games). Returns 0 or an error with message. */

@@ -298,6 +298,9 @@ static void extreme_results_give_finite_reports(void)
         { { 0 }, 0, 0, 1 },              /* one lost game, no pairs */
         { { 0 }, 7, 0, 0 },              /* seven won games */
         { { 0 }, 0, 1000, 0 },           /* all draws */
+        s_penta(STATS_COUNT_MAX, 0, 0, 0, STATS_COUNT_MAX),       /* the largest counts */
+        s_penta(1, 1 << 30, (int64_t) 1 << 40, 1 << 30, 3),        /* huge and tiny mixed */
+        s_penta(0, 1000000, 2000000, 1000000, 0),  /* a long test at exactly 0 */
     };
     char err[200], buf[2048];
     for (int model = 0; model < 2; model++) {
@@ -328,6 +331,65 @@ static void extreme_results_give_finite_reports(void)
     stats_counts_t losses = s_penta(100000, 0, 0, 0, 0);
     CHECK_EQ_INT(stats_sprt_report(&p, &losses, &r, err, sizeof err), 0);
     CHECK_EQ_INT(r.verdict, STATS_SPRT_ACCEPT_H0);
+    /* counts far past a bound are not a stopped test: no adjustment */
+    CHECK_EQ_INT(r.sequential, 0);
+    CHECK_NEAR(r.seq_elo, r.plain_elo, 0);
+    CHECK_EQ_INT(stats_sprt_format(&r, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "not adjusted") != NULL);
+}
+
+static void a_test_stopped_at_its_bound_gets_a_pulled_back_estimate(void)
+{
+    /* A pass just over the upper bound: the median-unbiased estimate lies
+     * below the MLE (early passes are the lucky ones) and within its own
+     * interval; a fail just under the lower bound is pulled up. */
+    stats_sprt_params_t p;
+    stats_sprt_params_default(&p);
+    char err[200];
+    stats_sprt_report_t r;
+    stats_counts_t pass = s_penta(100, 400, 900, 500, 150); /* LLR 3.80 > 2.94 */
+    CHECK_EQ_INT(stats_sprt_report(&p, &pass, &r, err, sizeof err), 0);
+    CHECK_EQ_INT(r.sequential, 1);
+    CHECK(r.seq_elo < r.plain_elo);
+    CHECK(r.seq_elo_lo < r.seq_elo && r.seq_elo < r.seq_elo_hi);
+    stats_counts_t fail = s_penta(150, 500, 900, 400, 100);
+    CHECK_EQ_INT(stats_sprt_report(&p, &fail, &r, err, sizeof err), 0);
+    CHECK_EQ_INT(r.verdict, STATS_SPRT_ACCEPT_H0);
+    CHECK_EQ_INT(r.sequential, 1);
+    CHECK(r.seq_elo > r.plain_elo);
+}
+
+static void random_counts_and_parameters_never_give_nan(void)
+{
+    stats_rng_t rng;
+    stats_rng_seed(&rng, 99);
+    char err[200], buf[2048];
+    for (int i = 0; i < 1000; i++) {
+        stats_counts_t c = { { 0 }, 0, 0, 0 };
+        for (int k = 0; k < 5; k++) {
+            /* magnitudes from 0 to 2^40, many zeros */
+            double e = stats_rng_uniform(&rng) * 44.0 - 4.0;
+            c.penta[k] = e < 0.0 ? 0 : (int64_t) exp2(e);
+        }
+        stats_sprt_params_t p;
+        stats_sprt_params_default(&p);
+        p.model = (stats_elo_model_t) (i & 1);
+        p.elo0 = stats_rng_uniform(&rng) * 40.0 - 20.0;
+        p.elo1 = p.elo0 + 0.5 + stats_rng_uniform(&rng) * 30.0;
+        p.alpha = 0.001 + 0.3 * stats_rng_uniform(&rng);
+        p.beta = 0.001 + 0.3 * stats_rng_uniform(&rng);
+        p.trinomial = (i % 7) == 0;
+        if (p.trinomial) { /* W/D/L consistent with the pairs: 1/2 pairs drawn */
+            c.wins = 2 * c.penta[4] + c.penta[3];
+            c.losses = 2 * c.penta[0] + c.penta[1];
+            c.draws = c.penta[1] + c.penta[3] + 2 * c.penta[2];
+        }
+        stats_sprt_report_t r;
+        int rc = stats_sprt_report(&p, &c, &r, err, sizeof err);
+        CHECK_MSG(rc == 0, "case %d: %s", i, err);
+        CHECK_MSG(s_report_is_finite(&r), "case %d not finite", i);
+        CHECK_EQ_INT(stats_sprt_format(&r, buf, sizeof buf), 0);
+    }
 }
 
 static void bad_parameters_are_refused_with_a_reason(void)
@@ -547,6 +609,8 @@ static const check_case_t CASES[] = {
     CASE(counts_parse_from_comma_separated_text),
     CASE(estimates_match_independent_values),
     CASE(extreme_results_give_finite_reports),
+    CASE(a_test_stopped_at_its_bound_gets_a_pulled_back_estimate),
+    CASE(random_counts_and_parameters_never_give_nan),
     CASE(bad_parameters_are_refused_with_a_reason),
     CASE(report_text_and_json_carry_the_numbers),
     CASE(trinomial_option_uses_games_even_with_pairs),
