@@ -12,6 +12,7 @@ typedef struct {
     bitboard_t adjacent_files[FILE_NB];
     bitboard_t passed_span[COLOR_NB][SQ_NB];  /* squares ahead on this and adjacent files */
     bitboard_t shield[COLOR_NB][SQ_NB];       /* the two ranks in front of the king, 3 files */
+    bitboard_t front[COLOR_NB][SQ_NB];        /* squares ahead on the same file */
     bitboard_t zone[SQ_NB];                   /* king square and its neighbours */
     bitboard_t dark;                          /* squares of a1's colour */
     int8_t centre[SQ_NB];                     /* 0 (corner) .. 7 (the four centre squares) */
@@ -75,6 +76,8 @@ static void s_init(void)
                 int ahead = c == WHITE ? tr - r : r - tr;
                 if (ahead > 0)
                     span |= bb_square(t);
+                if (ahead > 0 && tf == f)
+                    s_t.front[c][s] |= bb_square(t);
                 if (ahead == 1 || ahead == 2)
                     shield |= bb_square(t);
             }
@@ -99,7 +102,8 @@ int eval_phase(const board_t *b)
 {
     int phase = 0;
     for (int t = KNIGHT; t <= QUEEN; t++)
-        phase += PHASE_WEIGHT[t] * s_popcount(board_type_bb(b, (piece_type_t) t));
+        phase += PHASE_WEIGHT[t] * (board_count(b, piece_make(WHITE, (piece_type_t) t)) +
+                                    board_count(b, piece_make(BLACK, (piece_type_t) t)));
     return phase > EVAL_PHASE_MAX ? EVAL_PHASE_MAX : phase;
 }
 
@@ -148,13 +152,14 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
         0, 0, PARAM_KnightMobilityMg, PARAM_BishopMobilityMg, PARAM_RookMobilityMg,
         PARAM_ArchbishopMobilityMg, PARAM_ChancellorMobilityMg, PARAM_QueenMobilityMg, 0 };
 
-    m += s_popcount(pawns) * V(PawnValueMg);
-    e += s_popcount(pawns) * V(PawnValueEg);
+    int npawns = board_count(b, piece_make(us, PAWN));
+    m += npawns * V(PawnValueMg);
+    e += npawns * V(PawnValueEg);
     for (int t = KNIGHT; t <= QUEEN; t++) {
         bitboard_t set = board_pieces(b, us, (piece_type_t) t);
         if (!set)
             continue;
-        int n = s_popcount(set);
+        int n = board_count(b, piece_make(us, (piece_type_t) t));
         /* Eg parameters follow their Mg twin in the table. */
         m += n * p->value[VALUE_MG[t]];
         e += n * p->value[VALUE_MG[t] + 1];
@@ -209,6 +214,12 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
             m += V(IsolatedPawnMg);
             e += V(IsolatedPawnEg);
         }
+        /* Doubled: counted once for each pawn with another of ours ahead of it. */
+        if (s_t.front[us][s] & pawns) {
+            m += V(DoubledPawnMg);
+            e += V(DoubledPawnEg);
+            continue;
+        }
         if (!(s_t.passed_span[us][s] & their_pawns)) {
             int r = square_relative_rank(us, s);
             if (PASSED_MG[r]) {
@@ -217,25 +228,18 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
             }
         }
     }
-    for (int f = 0; f < FILE_NB; f++) {
-        int n = s_popcount(pawns & s_t.file[f]);
-        if (n > 1) {
-            m += (n - 1) * V(DoubledPawnMg);
-            e += (n - 1) * V(DoubledPawnEg);
-        }
-    }
     *mg = m;
     *eg = e;
 }
 
 static int s_non_pawn(const board_t *b, const params_t *p, color_t c)
 {
-    return s_popcount(board_pieces(b, c, KNIGHT)) * V(KnightValueEg) +
-           s_popcount(board_pieces(b, c, BISHOP)) * V(BishopValueEg) +
-           s_popcount(board_pieces(b, c, ROOK)) * V(RookValueEg) +
-           s_popcount(board_pieces(b, c, ARCHBISHOP)) * V(ArchbishopValueEg) +
-           s_popcount(board_pieces(b, c, CHANCELLOR)) * V(ChancellorValueEg) +
-           s_popcount(board_pieces(b, c, QUEEN)) * V(QueenValueEg);
+    return board_count(b, piece_make(c, KNIGHT)) * V(KnightValueEg) +
+           board_count(b, piece_make(c, BISHOP)) * V(BishopValueEg) +
+           board_count(b, piece_make(c, ROOK)) * V(RookValueEg) +
+           board_count(b, piece_make(c, ARCHBISHOP)) * V(ArchbishopValueEg) +
+           board_count(b, piece_make(c, CHANCELLOR)) * V(ChancellorValueEg) +
+           board_count(b, piece_make(c, QUEEN)) * V(QueenValueEg);
 }
 
 int eval_evaluate(const board_t *b, const params_t *p)

@@ -122,10 +122,18 @@ static void s_stop(uci_t *u)
     u->running = false;
 }
 
-/* Joins a search that has finished by itself (its bestmove is out). */
+/* Waits for a bounded search to finish by itself (an infinite one is
+ * stopped), so that its bestmove is out. */
 static void s_wait(uci_t *u)
 {
-    s_stop(u);
+    if (!u->running)
+        return;
+    if (u->infinite) {
+        s_stop(u);
+        return;
+    }
+    pthread_join(u->thread, NULL);
+    u->running = false;
 }
 
 static char *s_next(char **save)
@@ -448,8 +456,13 @@ int uci_loop(FILE *in, FILE *out)
         }
         free(copy);
     }
+    bool quit = !feof(in);
     free(line);
-    s_stop(u);
+    /* "quit" stops a search; the end of the input lets a bounded one finish. */
+    if (quit)
+        s_stop(u);
+    else
+        s_wait(u);
     search_destroy(&u->search);
     free(u->board);
     free(u->scratch);

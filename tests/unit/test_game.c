@@ -9,6 +9,7 @@
 #include "movegen.h"
 #include "openings.h"
 #include "rules.h"
+#include "selfplay.h"
 
 static game_record_t s_rec[4];
 
@@ -252,6 +253,40 @@ static void games_on_two_threads_match_the_same_games_played_alone(void)
     }
 }
 
+static void a_threaded_selfplay_counts_every_game_and_writes_pgn_in_pair_order(void)
+{
+    selfplay_config_t cfg;
+    selfplay_config_default(&cfg);
+    cfg.pairs = 3;
+    cfg.threads = 2;
+    cfg.game.nodes = 500;
+    cfg.game.hash_mb = 1;
+    cfg.game.max_moves = 40;
+    cfg.openings.kind = OPENING_CRC;
+    cfg.seed = 5;
+    params_material_only(&cfg.a);
+    char *text = NULL;
+    size_t len = 0;
+    cfg.pgn = open_memstream(&text, &len);
+    selfplay_stats_t st;
+    char err[256] = "";
+    CHECK_MSG(selfplay_run(&cfg, &st, err, sizeof err) == 0, "%s", err);
+    fclose(cfg.pgn);
+    CHECK_EQ_INT(st.pairs, 3);
+    CHECK_EQ_INT(st.wins + st.draws + st.losses, 6);
+    CHECK_EQ_INT(st.penta[0] + st.penta[1] + st.penta[2] + st.penta[3] + st.penta[4], 3);
+    CHECK_EQ_INT(st.white_wins + st.black_wins + st.draws, 6);
+    int terms = 0;
+    for (int t = 0; t < TERM_NB; t++)
+        terms += st.terminations[t];
+    CHECK_EQ_INT(terms, 6);
+    CHECK_EQ_INT(st.illegal, 0);
+    const char *r11 = strstr(text, "[Round \"1.1\"]"), *r12 = strstr(text, "[Round \"1.2\"]");
+    const char *r32 = strstr(text, "[Round \"3.2\"]");
+    CHECK(r11 && r12 && r32 && r11 < r12 && r12 < r32);
+    free(text);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_game_from_the_start_ends_by_the_rules_with_legal_moves),
     CASE(an_archbishop_mates_a_bare_king),
@@ -264,6 +299,7 @@ static const check_case_t CASES[] = {
     CASE(bad_configurations_are_errors_not_crashes),
     CASE(termination_names_round_trip),
     CASE(games_on_two_threads_match_the_same_games_played_alone),
+    CASE(a_threaded_selfplay_counts_every_game_and_writes_pgn_in_pair_order),
     { 0 } };
 
 int main(int argc, char **argv)
