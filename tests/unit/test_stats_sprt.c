@@ -271,6 +271,39 @@ static void estimates_match_independent_values(void)
     CHECK_NEAR(e.draw_ratio, 2200.0 / 4600.0, 1e-12);
 }
 
+static void fixed_sample_intervals_cover_the_truth(void)
+{
+    /* 2000 samples of 400 pairs from a known pair distribution: the 95%
+     * intervals of score, Elo and nElo must cover the true values in about
+     * 95% of the samples (standard error 0.5%). */
+    stats_dist_t shape, truth;
+    stats_dist_from_draw_model(0.0, 0.55, 1, &shape);
+    CHECK_EQ_INT(stats_dist_fit_mean(&shape, stats_score_from_elo(30.0), &truth), 0);
+    double mu, var;
+    stats_dist_moments(&truth, &mu, &var);
+    double true_elo = stats_elo_from_score(mu);
+    double true_nelo = STATS_NELO_PER_T * (mu - 0.5) / sqrt(2.0 * var);
+    stats_rng_t rng;
+    stats_rng_seed(&rng, 31);
+    int cs = 0, ce = 0, cn = 0, samples = 2000;
+    char err[200];
+    for (int i = 0; i < samples; i++) {
+        stats_counts_t c = { { 0 }, 0, 0, 0 };
+        for (int k = 0; k < 400; k++)
+            c.penta[stats_rng_pick(&rng, truth.p, 5)]++;
+        stats_estimate_t e;
+        CHECK_EQ_INT(stats_estimate(&c, 0, &e, err, sizeof err), 0);
+        cs += e.score_lo <= mu && mu <= e.score_hi;
+        ce += e.elo_lo <= true_elo && true_elo <= e.elo_hi;
+        cn += e.nelo_lo <= true_nelo && true_nelo <= e.nelo_hi;
+    }
+    printf("  coverage: score %.3f, Elo %.3f, nElo %.3f\n", (double) cs / samples, (double) ce / samples,
+           (double) cn / samples);
+    CHECK_NEAR((double) cs / samples, 0.95, 0.02);
+    CHECK_NEAR((double) ce / samples, 0.95, 0.02);
+    CHECK_NEAR((double) cn / samples, 0.95, 0.02);
+}
+
 static int s_report_is_finite(const stats_sprt_report_t *r)
 {
     const double v[] = { r->llr, r->lower, r->upper, r->est.score, r->est.score_lo, r->est.score_hi,
@@ -608,6 +641,7 @@ static const check_case_t CASES[] = {
     CASE(inconsistent_counts_are_refused_with_a_reason),
     CASE(counts_parse_from_comma_separated_text),
     CASE(estimates_match_independent_values),
+    CASE(fixed_sample_intervals_cover_the_truth),
     CASE(extreme_results_give_finite_reports),
     CASE(a_test_stopped_at_its_bound_gets_a_pulled_back_estimate),
     CASE(random_counts_and_parameters_never_give_nan),
