@@ -19,6 +19,14 @@ if(TARGET capa-worker AND TARGET capacommon)
   target_compile_definitions(test_worker_protocol PRIVATE CAPA_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                                                           CAPA_BINARY_DIR="${CMAKE_BINARY_DIR}")
   add_dependencies(test_worker_protocol capa-worker)
-  add_test(NAME test_worker_protocol COMMAND test_worker_protocol)
-  set_tests_properties(test_worker_protocol PROPERTIES LABELS integration TIMEOUT 600)
+  # One ctest test per case (each starts its own workers); they share the
+  # two cores, so they run one at a time: some check timings (backoff gaps).
+  file(STRINGS ${CMAKE_SOURCE_DIR}/tests/integration/test_worker_protocol.c case_lines
+       REGEX "^    CASE\\([a-z_]+\\),$")
+  foreach(line ${case_lines})
+    string(REGEX REPLACE "^    CASE\\(([a-z_]+)\\),$" "\\1" case_name "${line}")
+    add_test(NAME worker_protocol.${case_name} COMMAND test_worker_protocol ${case_name})
+    set_tests_properties(worker_protocol.${case_name} PROPERTIES LABELS integration TIMEOUT 180
+                         RESOURCE_LOCK capa_worker_protocol)
+  endforeach()
 endif()
