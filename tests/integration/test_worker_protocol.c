@@ -718,6 +718,92 @@ static void a_malformed_result_verdict_quarantines_the_batch(void)
     s_teardown();
 }
 
+
+static void too_big_splits_the_batch_into_new_numbers_and_drops_the_old(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_next_request();
+    s_task(300, 4, PROTO_KIND_SPRT);
+    /* the first batch; ask for a split */
+    s_expect_result(60000, &m);
+    int64_t old = m.u.result.batch;
+    size_t old_pairs = m.u.result.pair_count;
+    int64_t want[PROTO_PAIRS_MAX];
+    bool seen[PROTO_PAIRS_MAX] = { false };
+    for (size_t i = 0; i < old_pairs; i++)
+        want[i] = m.u.result.pairs[i].pair;
+    proto_msg_free(&m);
+    s_error(PROTO_TOO_BIG, PROTO_RESULT, 300, old);
+    /* every pair of it comes back under a new batch number: in two halves,
+     * or (a lone pair) without its moves */
+    size_t found = 0;
+    while (found < old_pairs) {
+        s_expect_result(10000, &m);
+        CHECK(m.u.result.batch > old);
+        for (size_t i = 0; i < m.u.result.pair_count; i++)
+            for (size_t k = 0; k < old_pairs; k++)
+                if (m.u.result.pairs[i].pair == want[k] && !seen[k]) {
+                    seen[k] = true;
+                    found++;
+                    if (old_pairs == 1)
+                        CHECK(m.u.result.pairs[i].games[0].moves == NULL);
+                    else
+                        CHECK(m.u.result.pair_count < old_pairs);
+                }
+        s_ack(&m.u.result);
+        proto_msg_free(&m);
+    }
+    /* after a SIGKILL and restart the refused batch is not resent */
+    usleep(300000);
+    kill(E.pid, SIGKILL);
+    CHECK(s_wait_exit(5000) >= 128);
+    s_start(NULL);
+    s_register(&m);
+    proto_msg_free(&m);
+    for (;;) {
+        proto_type_t t = s_recv(3000, &m);
+        if (t == PROTO_NONE || t == PROTO_REQUEST) {
+            proto_msg_free(&m);
+            break;
+        }
+        if (t == PROTO_RESULT)
+            CHECK_MSG(m.u.result.batch != old, "batch %lld refused as TOO_BIG came back",
+                      (long long) old);
+        proto_msg_free(&m);
+    }
+    s_teardown();
+}
+
+static void a_bye_from_the_coordinator_is_a_lost_connection(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_next_request();
+    char id[256];
+    size_t len = E.id_len;
+    memcpy(id, E.id, len);
+    proto_msg_t bye = { .type = PROTO_BYE };
+    snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "coordinator shutting down");
+    int64_t t0 = s_now_ms();
+    s_send(&bye);
+    s_expect(PROTO_HELLO, 5000, &m);
+    proto_msg_free(&m);
+    int64_t waited = s_now_ms() - t0;
+    /* a new connection after the first backoff step */
+    CHECK_MSG(waited >= 900 && waited < 2500, "HELLO %lld ms after BYE", (long long) waited);
+    CHECK(E.id_len != len || memcmp(E.id, id, len) != 0);
+    s_welcome(300, 3);
+    s_next_request();
+    s_teardown();
+}
+
 static const check_case_t CASES[] = {
     CASE(hello_carries_identity_and_work_is_requested_after_welcome),
     CASE(a_task_is_played_and_reported_with_the_right_pair_structure),
@@ -729,6 +815,8 @@ static const check_case_t CASES[] = {
     CASE(unknown_worker_makes_it_say_hello_again_on_the_same_socket),
     CASE(an_expired_lease_drops_the_batch_and_internal_resends_after_backoff),
     CASE(a_malformed_result_verdict_quarantines_the_batch),
+    CASE(too_big_splits_the_batch_into_new_numbers_and_drops_the_old),
+    CASE(a_bye_from_the_coordinator_is_a_lost_connection),
     { 0 },
 };
 
