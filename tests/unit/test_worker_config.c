@@ -200,6 +200,20 @@ static void host_info_is_protocol_text(void)
             CHECK(*p >= 0x20 && *p < 0x7f);
 }
 
+static void the_example_config_file_loads_with_the_defaults(void)
+{
+    s_clear_env();
+    worker_config_t cfg, def;
+    bool help = false;
+    char err[256];
+    char *a0[] = { "capa-worker", NULL };
+    CHECK_EQ_INT(worker_config_load(&def, 1, a0, &help, err, sizeof err), 0);
+    char *argv[] = { "capa-worker", "--config", CAPA_SOURCE_DIR "/configs/worker.json", NULL };
+    int rc = worker_config_load(&cfg, 3, argv, &help, err, sizeof err);
+    CHECK_MSG(rc == 0, "configs/worker.json: %s", err);
+    CHECK(memcmp(&cfg, &def, sizeof cfg) == 0);
+}
+
 static const check_case_t CASES[] = {
     CASE(the_defaults_match_the_protocol),
     CASE(flags_beat_the_environment_which_beats_the_file),
@@ -208,6 +222,7 @@ static const check_case_t CASES[] = {
     CASE(the_state_folder_defaults_to_xdg_then_home),
     CASE(a_worker_without_a_usable_token_is_refused_before_it_starts),
     CASE(host_info_is_protocol_text),
+    CASE(the_example_config_file_loads_with_the_defaults),
     { 0 },
 };
 
