@@ -1,4 +1,6 @@
 /* Unit tests for the wire protocol codec (common/protocol.h, docs/protocol.md). */
+#include <glob.h>
+
 #include "check.h"
 #include "err.h"
 #include "protocol.h"
@@ -471,7 +473,35 @@ static void names_and_codes_parse_back(void)
     CHECK(!proto_variant_known("chess"));
 }
 
+static void every_fuzz_seed_decodes_and_re_encodes(void)
+{
+    glob_t g;
+    CHECK_EQ_INT(glob(CAPA_SOURCE_DIR "/fuzz/corpus/protocol/*.json", 0, NULL, &g), 0);
+    CHECK(g.gl_pathc >= 10);
+    bool seen[PROTO_TYPE_COUNT] = { false };
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        FILE *f = fopen(g.gl_pathv[i], "rb");
+        CHECK(f != NULL);
+        char buf[8192];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        proto_msg_t msg;
+        char err[256];
+        CHECK_MSG(proto_decode(buf, n, &msg, err, sizeof err) == 0, "%s: %s", g.gl_pathv[i], err);
+        seen[msg.type] = true;
+        char *frame;
+        size_t len;
+        CHECK_MSG(proto_encode(&msg, &frame, &len, err, sizeof err) == 0, "%s: %s", g.gl_pathv[i], err);
+        free(frame);
+        proto_msg_free(&msg);
+    }
+    globfree(&g);
+    for (int t = 1; t < PROTO_TYPE_COUNT; t++)
+        CHECK_MSG(seen[t], "no seed for %s", proto_type_name(t));
+}
+
 static const check_case_t CASES[] = {
+    CASE(every_fuzz_seed_decodes_and_re_encodes),
     CASE(hello_round_trips),
     CASE(welcome_round_trips),
     CASE(request_round_trips),

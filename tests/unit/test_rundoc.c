@@ -51,6 +51,21 @@ static void every_example_run_document_parses(void)
     globfree(&g);
 }
 
+static void every_fuzz_seed_parses(void)
+{
+    glob_t g;
+    CHECK_EQ_INT(glob(CAPA_SOURCE_DIR "/fuzz/corpus/rundoc/*.json", 0, NULL, &g), 0);
+    CHECK(g.gl_pathc >= 5);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        rundoc_t *d = NULL;
+        char err[512];
+        CHECK_MSG(rundoc_load_file(g.gl_pathv[i], NULL, NULL, &d, err, sizeof err) == 0, "%s", err);
+        s_check_canonical_fixed_point(d);
+        rundoc_destroy(&d);
+    }
+    globfree(&g);
+}
+
 static void the_example_values_study_has_the_six_imbalances(void)
 {
     rundoc_t *d = NULL;
@@ -294,6 +309,7 @@ static void a_missing_file_is_an_io_error(void)
 
 static const check_case_t CASES[] = {
     CASE(every_example_run_document_parses),
+    CASE(every_fuzz_seed_parses),
     CASE(the_example_values_study_has_the_six_imbalances),
     CASE(a_minimal_sprt_gets_every_default),
     CASE(other_variants_start_from_their_array_with_random_plies),
