@@ -106,6 +106,26 @@ static double s_exit_by(double mu, double a, double b, double T, int upper)
     return s_clamp01(1.0 - s_survival(mu, a, b, T, b) - s_upper_by_pos(mu, a, b, T));
 }
 
+void stats_brownian_exits(double mu, double sigma, double a, double b, double T, double *up, double *down)
+{
+    double m = mu / sigma, lo = a / sigma, hi = b / sigma;
+    double w = hi - lo;
+    if (fabs(m) * w < 1e-7)
+        m = (m < 0.0 ? -1e-7 : 1e-7) / w;
+    if (!(T > 0.0)) {
+        *up = *down = 0.0;
+        return;
+    }
+    double inside = s_survival(m, lo, hi, T, hi);
+    if (m > 0.0) {
+        *up = s_upper_by_pos(m, lo, hi, T);
+        *down = s_clamp01(1.0 - inside - *up);
+    } else {
+        *down = s_upper_by_pos(-m, -hi, -lo, T);
+        *up = s_clamp01(1.0 - inside - *down);
+    }
+}
+
 double stats_brownian_pass(double mu, double sigma, double a, double b)
 {
     double theta = 2.0 * mu / (sigma * sigma);

@@ -23,6 +23,9 @@ double stats_brownian_survival(double mu, double sigma, double a, double b, doub
 /* P(tau <= T and X(tau) = b) (upper != 0) or = a (upper == 0). */
 double stats_brownian_exit_by(double mu, double sigma, double a, double b, double T, int upper);
 
+/* Both at once (cheaper): *up = P(tau <= T, X = b), *down = P(tau <= T, X = a). */
+void stats_brownian_exits(double mu, double sigma, double a, double b, double T, double *up, double *down);
+
 /* The probability of an outcome "worse" than (T, y): failing before T, or
  * still running at T below y. For a test that passed at T (y >= b) this is
  * 1 - P(pass by T); one that failed at T (y <= a): P(fail by T). Falls as

@@ -174,6 +174,102 @@ static double s_solve(const s_seq_t *s, double target, double lo, double hi)
     return 0.5 * (lo + hi);
 }
 
+/* The LLR drift per unit as a function of the truth, tabulated over the
+ * search range (strictly increasing), to turn an average LLR back into an
+ * estimate. */
+#define S_TABLE 65
+typedef struct {
+    int n;
+    double th[S_TABLE], mu[S_TABLE];
+} s_drift_t;
+
+static int s_drift_table(const s_seq_t *s, double lo, double hi, s_drift_t *t)
+{
+    t->n = 0;
+    for (int i = 0; i < S_TABLE; i++) {
+        double th = lo + (hi - lo) * i / (S_TABLE - 1), mu, sd;
+        stats_dist_t q;
+        if (s_fit(s->p, s->d, th, &q))
+            continue;
+        s_increment(&q, s->q0, s->q1, &mu, &sd);
+        if (t->n > 0 && !(mu > t->mu[t->n - 1]))
+            continue;
+        t->th[t->n] = th;
+        t->mu[t->n] = mu;
+        t->n++;
+    }
+    return t->n >= 2 ? 0 : -1;
+}
+
+static double s_drift_inverse(const s_drift_t *t, double m)
+{
+    if (m <= t->mu[0])
+        return t->th[0];
+    if (m >= t->mu[t->n - 1])
+        return t->th[t->n - 1];
+    int lo = 0, hi = t->n - 1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (t->mu[mid] <= m)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return t->th[lo] + (m - t->mu[lo]) / (t->mu[hi] - t->mu[lo]) * (t->th[hi] - t->th[lo]);
+}
+
+/* E_e[the estimate when the test stops]: the estimate of a test stopping at
+ * time t on bound c is the truth whose drift is c / t; the exit times come
+ * from the Brownian model on a log-spaced grid up to the time after which
+ * nothing survives. 0, or -1 when e cannot be fitted. */
+static int s_expected_estimate(const s_seq_t *s, const s_drift_t *t, double e, double *out)
+{
+    stats_dist_t q;
+    double mu, sd;
+    if (s_fit(s->p, s->d, e, &q))
+        return -1;
+    s_increment(&q, s->q0, s->q1, &mu, &sd);
+    if (!(sd > 0.0))
+        return -1;
+    double w = (s->upper - s->lower) / sd;
+    double tmin = 0.5, tmax = fmax(120.0 * w * w / (M_PI * M_PI), 2.0 * tmin);
+    const int J = 64;
+    double sum = 0.0, mass = 0.0, up0 = 0.0, down0 = 0.0, t0 = tmin;
+    for (int j = 0; j <= J; j++) {
+        double tj = tmin * pow(tmax / tmin, (double) j / J), up, down;
+        stats_brownian_exits(mu, sd, s->lower, s->upper, tj, &up, &down);
+        double tm = sqrt(tj * t0);
+        sum += (up - up0) * s_drift_inverse(t, s->upper / tm) + (down - down0) * s_drift_inverse(t, s->lower / tm);
+        mass += (up - up0) + (down - down0);
+        up0 = up, down0 = down, t0 = tj;
+    }
+    *out = mass > 0.0 ? sum / mass : e;
+    return 0;
+}
+
+/* Whitehead's adjustment: e in [lo, hi] with E_e[estimate] = observed. */
+static double s_mean_adjusted(const s_seq_t *s, double lo, double hi, double plain)
+{
+    s_drift_t t;
+    if (s_drift_table(s, lo, hi, &t))
+        return plain;
+    double observed = s_drift_inverse(&t, s->llr / s->n), f;
+    if (s_expected_estimate(s, &t, lo, &f) == 0 && f >= observed)
+        return lo;
+    if (s_expected_estimate(s, &t, hi, &f) == 0 && f <= observed)
+        return hi;
+    for (int i = 0; i < 40 && hi - lo > 1e-4; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (s_expected_estimate(s, &t, mid, &f))
+            return plain;
+        if (f < observed)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 int stats_sprt_report(const stats_sprt_params_t *p, const stats_counts_t *c,
                       stats_sprt_report_t *r, char *err, size_t errlen)
 {
@@ -195,7 +291,7 @@ int stats_sprt_report(const stats_sprt_params_t *p, const stats_counts_t *c,
     stats_dist_t d, q0, q1;
     s_data(p, c, &d, &r->n, &r->pentanomial);
     r->plain_elo = p->model == STATS_MODEL_LOGISTIC ? r->est.elo : r->est.nelo;
-    r->seq_elo = r->plain_elo;
+    r->seq_elo = r->mean_elo = r->plain_elo;
     r->seq_elo_lo = p->model == STATS_MODEL_LOGISTIC ? r->est.elo_lo : r->est.nelo_lo;
     r->seq_elo_hi = p->model == STATS_MODEL_LOGISTIC ? r->est.elo_hi : r->est.nelo_hi;
     r->verdict = STATS_SPRT_CONTINUE;
@@ -220,6 +316,8 @@ int stats_sprt_report(const stats_sprt_params_t *p, const stats_counts_t *c,
     r->seq_elo = s_solve(&s, 0.5, lo, hi);
     r->seq_elo_lo = s_solve(&s, 0.975, lo, hi);
     r->seq_elo_hi = s_solve(&s, 0.025, lo, hi);
+    if (r->verdict != STATS_SPRT_CONTINUE)
+        r->mean_elo = s_mean_adjusted(&s, lo, hi, r->plain_elo);
     return 0;
 }
 
@@ -290,6 +388,8 @@ int stats_sprt_format(const stats_sprt_report_t *r, char *buf, size_t len)
     if (r->sequential)
         s_put(&o, "%s after the stopping rule (median-unbiased): %.2f [%.2f, %.2f]\n", unit,
               r->seq_elo, r->seq_elo_lo, r->seq_elo_hi);
+    if (r->sequential && r->verdict != STATS_SPRT_CONTINUE)
+        s_put(&o, "%s bias-adjusted for the stop (mean): %.2f\n", unit, r->mean_elo);
     else if (r->n > 0.0)
         s_put(&o, "%s not adjusted for the stopping rule: the LLR lies far beyond its bounds\n", unit);
     return o.full ? CAPA_EFULL : 0;
@@ -345,6 +445,9 @@ cJSON *stats_sprt_to_json(const stats_sprt_report_t *r)
     cJSON_AddItemToObject(o, "nelo", s_interval(e->nelo, e->nelo_lo, e->nelo_hi));
     cJSON_AddItemToObject(o, "sequential_elo", r->sequential ? s_interval(r->seq_elo, r->seq_elo_lo, r->seq_elo_hi)
                                                               : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "bias_adjusted_elo", r->sequential && r->verdict != STATS_SPRT_CONTINUE
+                                                      ? s_num(r->mean_elo)
+                                                      : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "los", e->los);
     cJSON_AddItemToObject(o, "draw_ratio", e->draw_ratio < 0 ? cJSON_CreateNull() : s_num(e->draw_ratio));
     cJSON_AddItemToObject(o, "pair_draw_ratio",

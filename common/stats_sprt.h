@@ -72,6 +72,11 @@ typedef struct {
      * bounds' distance (such counts did not come from a test stopped when it
      * first crossed a bound): then seq_* repeat the fixed-sample estimate. */
     int sequential;
+    /* For a stopped test (sequential = 1 and a verdict): Whitehead's
+     * bias-adjusted estimate, the value e whose expected MLE at the stop
+     * equals the observed one (under the same Brownian model); it targets
+     * the mean where seq_elo targets the median. Otherwise plain_elo. */
+    double mean_elo;
 } stats_sprt_report_t;
 
 /* LLR of the counts (0 for no games). Returns 0 or an error with message. */
