@@ -384,12 +384,19 @@ static void a_test_stopped_at_its_bound_gets_a_pulled_back_estimate(void)
     CHECK_EQ_INT(stats_sprt_report(&p, &pass, &r, err, sizeof err), 0);
     CHECK_EQ_INT(r.sequential, 1);
     CHECK(r.seq_elo < r.plain_elo);
+    CHECK(r.mean_elo < r.plain_elo);
     CHECK(r.seq_elo_lo < r.seq_elo && r.seq_elo < r.seq_elo_hi);
     stats_counts_t fail = s_penta(150, 500, 900, 400, 100);
     CHECK_EQ_INT(stats_sprt_report(&p, &fail, &r, err, sizeof err), 0);
     CHECK_EQ_INT(r.verdict, STATS_SPRT_ACCEPT_H0);
     CHECK_EQ_INT(r.sequential, 1);
     CHECK(r.seq_elo > r.plain_elo);
+    CHECK(r.mean_elo > r.plain_elo);
+    /* a running test has no mean adjustment */
+    stats_counts_t running = s_penta(30, 200, 460, 250, 60); /* LLR 2.29 */
+    CHECK_EQ_INT(stats_sprt_report(&p, &running, &r, err, sizeof err), 0);
+    CHECK_EQ_INT(r.verdict, STATS_SPRT_CONTINUE);
+    CHECK_NEAR(r.mean_elo, r.plain_elo, 0);
 }
 
 static void random_counts_and_parameters_never_give_nan(void)
@@ -464,11 +471,15 @@ static void report_text_and_json_carry_the_numbers(void)
     CHECK(strstr(buf, "LLR: 3.804 (-2.944, 2.944) H1 accepted") != NULL);
     CHECK(strstr(buf, "Ptnml(0-2): 100, 400, 900, 500, 150") != NULL);
     CHECK(strstr(buf, "nElo: 25.03 [14.35, 35.70]") != NULL);
+    CHECK(strstr(buf, "median-unbiased") != NULL);
+    CHECK(strstr(buf, "bias-adjusted") != NULL);
     cJSON *j = stats_sprt_to_json(&r);
     CHECK(j != NULL);
     CHECK_NEAR(cJSON_GetObjectItem(j, "llr")->valuedouble, 3.803569710288145, 1e-7);
     CHECK_EQ_STR(cJSON_GetObjectItem(j, "verdict")->valuestring, "H1");
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(j, "penta")), 5);
+    CHECK_NEAR(cJSON_GetObjectItem(j, "bias_adjusted_elo")->valuedouble, r.mean_elo, 1e-9);
+    CHECK(cJSON_IsObject(cJSON_GetObjectItem(j, "sequential_elo")));
     cJSON_Delete(j);
     char tiny[16];
     CHECK_EQ_INT(stats_sprt_format(&r, tiny, sizeof tiny), CAPA_EFULL);
