@@ -219,9 +219,13 @@ int proto_params_from_json(const cJSON *obj, const char *where, proto_params_t *
         pjson_path(path, sizeof path, where, shown);
         rc = pjson_check_text(c->string ? c->string : "", path, 1, PROTO_NAME_MAX, PARAM_CHARS,
                               err, errlen);
-        if (rc == 0)
-            rc = pjson_double(obj, where, c->string, true, -1e9, 1e9,
-                              &out->items[out->count].value, err, errlen);
+        double v = c->valuedouble;
+        if (rc == 0 && !cJSON_IsNumber(c))
+            rc = capa_fail(err, errlen, CAPA_EINVAL, "%s: expected a number, got %s", path,
+                           cJSON_IsString(c) ? "a string" : "another type");
+        else if (rc == 0 && !(v >= -1e9 && v <= 1e9))
+            rc = capa_fail(err, errlen, CAPA_ERANGE, "%s: %g is outside -1e+09..1e+09", path, v);
+        out->items[out->count].value = v;
         if (rc == 0)
             memcpy(out->items[out->count++].name, c->string, strlen(c->string) + 1);
     }

@@ -436,6 +436,22 @@ static void frames_over_one_mebibyte_are_too_big(void)
     free(f);
 }
 
+static void objects_with_thousands_of_fields_are_refused(void)
+{
+    size_t cap = 2000 * 16 + 64;
+    char *f = malloc(cap);
+    size_t n = (size_t) sprintf(f, "{\"v\":1,\"type\":\"BYE\"");
+    for (int i = 0; i < 2000; i++)
+        n += (size_t) sprintf(f + n, ",\"k%d\":%d", i, i);
+    strcpy(f + n, "}");
+    proto_msg_t msg;
+    char err[256];
+    CHECK(proto_decode(f, strlen(f), &msg, err, sizeof err) < 0);
+    CHECK_EQ_INT(msg.fault, PROTO_BAD_SCHEMA);
+    CHECK(strstr(err, "more than 1024 fields") != NULL);
+    free(f);
+}
+
 static void unknown_fields_are_ignored_for_forward_compatibility(void)
 {
     const char *f = "{\"v\":1,\"type\":\"REQUEST\",\"slots\":3,\"hint\":\"later versions\"}";
@@ -520,6 +536,7 @@ static const check_case_t CASES[] = {
     CASE(the_offending_type_is_known_after_a_schema_error),
     CASE(deeply_nested_json_is_refused_without_recursion),
     CASE(frames_over_one_mebibyte_are_too_big),
+    CASE(objects_with_thousands_of_fields_are_refused),
     CASE(unknown_fields_are_ignored_for_forward_compatibility),
     CASE(frames_need_no_terminating_nul),
     CASE(names_and_codes_parse_back),
