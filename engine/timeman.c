@@ -31,7 +31,7 @@ void timeman_init(timeman_t *tm, int64_t movetime_ms, int64_t time_ms, int64_t i
         left = 1;
     int64_t base = left / mtg + inc_ms * 3 / 4;
     int64_t hard = base * 4;
-    int64_t cap = mtg == 1 ? left * 3 / 4 : left / 3;
+    int64_t cap = mtg == 1 ? left * 3 / 4 : left / 4;
     if (hard > cap)
         hard = cap;
     if (base > hard)

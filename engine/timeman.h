@@ -11,7 +11,7 @@
 #include "types.h"
 
 /* Milliseconds kept in reserve for process and pipe latency. */
-#define TIMEMAN_OVERHEAD_MS 15
+#define TIMEMAN_OVERHEAD_MS 30
 
 typedef struct {
     int64_t soft_ms;

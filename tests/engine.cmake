@@ -1,5 +1,14 @@
 # The engine's own suites: UCI matches driven like cutechess-cli over pipes
 # and refereed by the rules core (label integration; the 10+0.1 ones also slow).
+# --timemargin is cutechess-cli's overrun allowance: the suite runs in
+# parallel with the rest of ctest on a loaded machine, where the scheduler
+# alone can delay a reply by tens of milliseconds.
+#
+# Thread-safety check (not part of ctest: it needs its own build):
+#   cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAPA_SANITIZE=thread
+#   cmake --build build/tsan --target test_game test_search test_search_uci
+#   build/tsan/tests/test_game && build/tsan/tests/test_search && build/tsan/tests/test_search_uci
+# (test_game plays two games on two threads and a two-thread selfplay.)
 add_executable(test_uci_match ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_uci_match.c)
 target_link_libraries(test_uci_match PRIVATE capaengine)
 
@@ -9,13 +18,13 @@ function(capa_uci_match name labels timeout)
                        SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
 endfunction()
 
-capa_uci_match(uci_match_capablanca "integration" 300 --variant capablanca --games 2 --tc 2+0.02)
-capa_uci_match(uci_match_caparandom "integration" 300 --variant caparandom --games 2 --tc 2+0.02)
+capa_uci_match(uci_match_capablanca "integration" 300 --variant capablanca --games 2 --tc 2+0.02 --timemargin 100)
+capa_uci_match(uci_match_caparandom "integration" 300 --variant caparandom --games 2 --tc 2+0.02 --timemargin 100)
 capa_uci_match(uci_match_fairy_stockfish_capablanca "integration" 300
-               --opponent /usr/games/fairy-stockfish --variant capablanca --games 2 --tc 2+0.02)
+               --opponent /usr/games/fairy-stockfish --variant capablanca --games 2 --tc 2+0.02 --timemargin 100)
 capa_uci_match(uci_match_fairy_stockfish_caparandom "integration" 300
-               --opponent /usr/games/fairy-stockfish --variant caparandom --games 2 --tc 2+0.02)
-capa_uci_match(uci_match_capablanca_10s "integration;slow" 1200 --variant capablanca --games 4 --tc 10+0.1)
-capa_uci_match(uci_match_caparandom_10s "integration;slow" 1200 --variant caparandom --games 4 --tc 10+0.1)
+               --opponent /usr/games/fairy-stockfish --variant caparandom --games 2 --tc 2+0.02 --timemargin 100)
+capa_uci_match(uci_match_capablanca_10s "integration;slow" 1200 --variant capablanca --games 4 --tc 10+0.1 --timemargin 50)
+capa_uci_match(uci_match_caparandom_10s "integration;slow" 1200 --variant caparandom --games 4 --tc 10+0.1 --timemargin 50)
 capa_uci_match(uci_match_fairy_stockfish_10s "integration;slow" 1200
-               --opponent /usr/games/fairy-stockfish --variant caparandom --games 4 --tc 10+0.1)
+               --opponent /usr/games/fairy-stockfish --variant caparandom --games 4 --tc 10+0.1 --timemargin 50)

@@ -5,7 +5,10 @@
  * crash, a protocol timeout or a time loss of a capalab engine.
  *
  *   test_uci_match --engine PATH [--opponent PATH] [--variant V] [--games N]
- *                  [--tc BASE+INC] [--max-moves N]
+ *                  [--tc BASE+INC] [--max-moves N] [--timemargin MS]
+ *
+ * --timemargin is cutechess-cli's option of that name: how many ms a move
+ * may overrun the clock before it counts as a time loss (default 0).
  *
  * Without --opponent the engine plays itself (two processes). With an
  * opponent that does not exist, the test is skipped (exit code 77).
@@ -214,7 +217,7 @@ typedef struct {
 
 /* Plays one game: white = e[w]. Returns 0, or -1 on a failure of a capalab engine. */
 static int s_play(proc_t *e[2], int w, variant_t v, const char *start_fen, bool startpos,
-                  int64_t base, int64_t inc, int max_moves, tally_t *t)
+                  int64_t base, int64_t inc, int64_t margin, int max_moves, tally_t *t)
 {
     board_t *b = malloc(sizeof *b);
     char err[256];
@@ -275,7 +278,7 @@ static int s_play(proc_t *e[2], int w, variant_t v, const char *start_fen, bool 
             break;
         }
         clock[side] -= spent;
-        if (clock[side] < 0) {
+        if (clock[side] < -margin) {
             fprintf(stderr, "%s: lost on time at ply %d (%" PRId64 " ms over)\n", p->name, ply,
                     -clock[side]);
             t->time_losses++;
@@ -284,6 +287,8 @@ static int s_play(proc_t *e[2], int w, variant_t v, const char *start_fen, bool 
             outcome = side == WHITE ? 2 : 0;
             break;
         }
+        if (clock[side] < 0)
+            clock[side] = 0;  /* within the margin: play on with an empty clock */
         clock[side] += inc;
         char mv[64] = "";
         sscanf(line, "bestmove %63s", mv);
@@ -323,6 +328,7 @@ int main(int argc, char **argv)
 {
     const char *engine = NULL, *opponent = NULL, *vname = "capablanca";
     int games = 2, max_moves = 150;
+    int64_t margin = 0;
     double base_s = 2, inc_s = 0.02;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc)
@@ -335,13 +341,15 @@ int main(int argc, char **argv)
             games = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max-moves") == 0 && i + 1 < argc)
             max_moves = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--timemargin") == 0 && i + 1 < argc)
+            margin = atoll(argv[++i]);
         else if (strcmp(argv[i], "--tc") == 0 && i + 1 < argc) {
             char *end;
             base_s = strtod(argv[++i], &end);
             inc_s = *end == '+' ? strtod(end + 1, NULL) : 0;
         } else {
             fprintf(stderr, "usage: %s --engine PATH [--opponent PATH] [--variant V] [--games N] "
-                            "[--tc BASE+INC] [--max-moves N]\n", argv[0]);
+                            "[--tc BASE+INC] [--max-moves N] [--timemargin MS]\n", argv[0]);
             return 2;
         }
     }
@@ -380,7 +388,7 @@ int main(int argc, char **argv)
             snprintf(fen, sizeof fen, "%s", variant_start_fen(v));
         else
             crc_start_fen(crc_from_seed((uint64_t) (g / 2) * 7919 + 11), fen, sizeof fen);
-        if (s_play(e, g % 2, v, fen, startpos, base, inc, max_moves, &t) < 0)
+        if (s_play(e, g % 2, v, fen, startpos, base, inc, margin, max_moves, &t) < 0)
             rc = 1;
     }
     for (int i = 0; i < 2; i++)
