@@ -279,6 +279,8 @@ int stats_sprt_report(const stats_sprt_params_t *p, const stats_counts_t *c,
         rc = stats_counts_check(c, err, errlen);
     if (rc)
         return rc;
+    if (p->trinomial && stats_counts_games(c) == 0 && stats_counts_pairs(c) > 0)
+        return capa_fail(err, errlen, CAPA_EINVAL, "a trinomial test needs W/D/L counts, not only pairs");
     r->params = *p;
     r->counts = *c;
     stats_sprt_bounds(p->alpha, p->beta, &r->lower, &r->upper);

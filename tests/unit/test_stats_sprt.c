@@ -498,6 +498,9 @@ static void trinomial_option_uses_games_even_with_pairs(void)
     CHECK_EQ_INT(r.pentanomial, 0);
     CHECK_NEAR(r.n, 4100.0, 0);
     CHECK_NEAR(r.est.n, 4100.0, 0);
+    stats_counts_t only_pairs = s_penta(100, 400, 900, 500, 150);
+    CHECK_EQ_INT(stats_sprt_report(&p, &only_pairs, &r, err, sizeof err), CAPA_EINVAL);
+    CHECK(strstr(err, "W/D/L") != NULL);
 }
 
 static void brownian_exit_probabilities_match_finite_differences(void)
