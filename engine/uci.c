@@ -366,9 +366,9 @@ static void s_cmd_go(uci_t *u, char *save)
             else if (strcmp(tok, "movestogo") == 0)
                 l->movestogo = (int) v;
             else if (strcmp(tok, "depth") == 0)
-                l->depth = v > SEARCH_MAX_DEPTH ? SEARCH_MAX_DEPTH : (int) v;
+                l->depth = v > SEARCH_MAX_DEPTH ? SEARCH_MAX_DEPTH : v < 1 ? 1 : (int) v;
             else if (strcmp(tok, "nodes") == 0)
-                l->nodes = (uint64_t) v;
+                l->nodes = v > 0 ? (uint64_t) v : 1;
             else if (strcmp(tok, "movetime") == 0)
                 l->movetime_ms = v > 0 ? v : 1;
             else if (strcmp(tok, "mate") == 0)

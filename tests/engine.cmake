@@ -28,3 +28,18 @@ capa_uci_match(uci_match_capablanca_10s "integration;slow" 1200 --variant capabl
 capa_uci_match(uci_match_caparandom_10s "integration;slow" 1200 --variant caparandom --games 4 --tc 10+0.1 --timemargin 50)
 capa_uci_match(uci_match_fairy_stockfish_10s "integration;slow" 1200
                --opponent /usr/games/fairy-stockfish --variant caparandom --games 4 --tc 10+0.1 --timemargin 50)
+
+# The capa-engine commands themselves, end to end.
+add_test(NAME engine_bench_command COMMAND capa-engine bench 4 1)
+set_tests_properties(engine_bench_command PROPERTIES LABELS integration TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "Nodes searched  : [0-9]+")
+add_test(NAME engine_selfplay_command
+         COMMAND capa-engine selfplay --pairs 2 --threads 2 --nodes 300 --crc-random
+                 --imbalance "A vs C" --a material --b {"ArchbishopValueMg":850}
+                 --pgn ${CMAKE_CURRENT_BINARY_DIR}/engine_selfplay_command.pgn)
+set_tests_properties(engine_selfplay_command PROPERTIES LABELS integration TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "pentanomial \\(B's pair score 0, 1/4, 1/2, 3/4, 1\\): \\[[0-9]+, [0-9]+, [0-9]+, [0-9]+, [0-9]+\\]")
+add_test(NAME engine_selfplay_rejects_unknown_parameters
+         COMMAND capa-engine selfplay --pairs 1 --b {"NoSuchValue":1})
+set_tests_properties(engine_selfplay_rejects_unknown_parameters PROPERTIES LABELS integration
+                     TIMEOUT 60 PASS_REGULAR_EXPRESSION "unknown parameter \"NoSuchValue\"")
