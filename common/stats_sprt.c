@@ -387,13 +387,14 @@ int stats_sprt_format(const stats_sprt_report_t *r, char *buf, size_t len)
     s_put_ratio(&o, "PairDrawRatio", e->pair_draw_ratio);
     s_put_ratio(&o, "PairsRatio", e->pairs_ratio);
     s_put(&o, "\n");
-    if (r->sequential)
+    if (r->sequential) {
         s_put(&o, "%s after the stopping rule (median-unbiased): %.2f [%.2f, %.2f]\n", unit,
               r->seq_elo, r->seq_elo_lo, r->seq_elo_hi);
-    if (r->sequential && r->verdict != STATS_SPRT_CONTINUE)
-        s_put(&o, "%s bias-adjusted for the stop (mean): %.2f\n", unit, r->mean_elo);
-    else if (r->n > 0.0)
+        if (r->verdict != STATS_SPRT_CONTINUE)
+            s_put(&o, "%s bias-adjusted for the stop (mean): %.2f\n", unit, r->mean_elo);
+    } else if (r->n > 0.0) {
         s_put(&o, "%s not adjusted for the stopping rule: the LLR lies far beyond its bounds\n", unit);
+    }
     return o.full ? CAPA_EFULL : 0;
 }
 

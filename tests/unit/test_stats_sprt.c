@@ -397,6 +397,16 @@ static void a_test_stopped_at_its_bound_gets_a_pulled_back_estimate(void)
     CHECK_EQ_INT(stats_sprt_report(&p, &running, &r, err, sizeof err), 0);
     CHECK_EQ_INT(r.verdict, STATS_SPRT_CONTINUE);
     CHECK_NEAR(r.mean_elo, r.plain_elo, 0);
+    char buf[2048];
+    CHECK_EQ_INT(stats_sprt_format(&r, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "median-unbiased") != NULL);
+    CHECK(strstr(buf, "not adjusted") == NULL && strstr(buf, "bias-adjusted") == NULL);
+    /* far from both bounds the stopping rule hardly matters: the interval
+     * is the fixed-sample one */
+    stats_counts_t early = s_penta(10, 20, 30, 20, 10);
+    CHECK_EQ_INT(stats_sprt_report(&p, &early, &r, err, sizeof err), 0);
+    CHECK_NEAR(r.seq_elo_lo, r.est.nelo_lo, 0.01);
+    CHECK_NEAR(r.seq_elo_hi, r.est.nelo_hi, 0.01);
 }
 
 static void random_counts_and_parameters_never_give_nan(void)
