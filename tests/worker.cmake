@@ -15,7 +15,7 @@ endif()
 if(TARGET capa-worker AND TARGET capacommon)
   add_executable(test_worker_protocol ${CMAKE_SOURCE_DIR}/tests/integration/test_worker_protocol.c)
   target_include_directories(test_worker_protocol PRIVATE ${CMAKE_SOURCE_DIR}/tests)
-  target_link_libraries(test_worker_protocol PRIVATE capacommon PkgConfig::ZMQ)
+  target_link_libraries(test_worker_protocol PRIVATE capacommon PkgConfig::ZMQ PkgConfig::ZLIB)
   target_compile_definitions(test_worker_protocol PRIVATE CAPA_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                                                           CAPA_BINARY_DIR="${CMAKE_BINARY_DIR}")
   add_dependencies(test_worker_protocol capa-worker)

@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <zlib.h>
 #include <zmq.h>
 
 #include "check.h"
@@ -804,6 +806,131 @@ static void a_bye_from_the_coordinator_is_a_lost_connection(void)
     s_teardown();
 }
 
+static void curve_encryption_carries_the_session_when_a_server_key_is_given(void)
+{
+    s_setup();
+    /* a CURVE server ROUTER in place of the plain one */
+    zmq_close(E.router);
+    char pub[41], sec[41];
+    CHECK_EQ_INT(zmq_curve_keypair(pub, sec), 0);
+    E.router = zmq_socket(E.ctx, ZMQ_ROUTER);
+    int one = 1, linger = 0;
+    zmq_setsockopt(E.router, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt(E.router, ZMQ_CURVE_SERVER, &one, sizeof one);
+    zmq_setsockopt(E.router, ZMQ_CURVE_SECRETKEY, sec, 41);
+    CHECK_EQ_INT(zmq_bind(E.router, "tcp://127.0.0.1:*"), 0);
+    size_t n = sizeof E.endpoint;
+    zmq_getsockopt(E.router, ZMQ_LAST_ENDPOINT, E.endpoint, &n);
+    const char *extra[] = { "--server-key", pub, NULL };
+    s_start(extra);
+    proto_msg_t m;
+    s_register(&m);
+    CHECK_EQ_STR(m.u.hello.token, "capa_test_token");
+    proto_msg_free(&m);
+    s_next_request();
+    /* the worker's own key pair was made once, private to its owner */
+    char path[300];
+    snprintf(path, sizeof path, "%s/curve.key", E.dir);
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    CHECK_EQ_INT(st.st_mode & 0777, 0600);
+    kill(E.pid, SIGTERM);
+    s_expect(PROTO_BYE, 5000, &m);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    /* with a wrong server key no HELLO gets through */
+    char pub2[41], sec2[41];
+    zmq_curve_keypair(pub2, sec2);
+    const char *wrong[] = { "--server-key", pub2, NULL };
+    s_start(wrong);
+    CHECK_EQ_INT(s_recv(4000, &m), PROTO_NONE);
+    s_teardown();
+}
+
+static void pgn_of_a_finished_task_waits_in_the_state_folder_while_the_server_is_away(void)
+{
+    s_setup();
+    const char *extra[] = { "--http-base", "http://127.0.0.1:9", NULL };
+    s_start(extra);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_next_request();
+    s_task(210, 2, PROTO_KIND_SPRT);
+    s_collect(210, 2, PROTO_KIND_SPRT, true, 60000, NULL);
+    char path[300];
+    snprintf(path, sizeof path, "%s/pgn/task-210.pgn.gz", E.dir);
+    struct stat st;
+    bool there = false;
+    for (int i = 0; i < 100 && !there; i++) {
+        there = stat(path, &st) == 0;
+        if (!there)
+            usleep(50000);
+    }
+    CHECK_MSG(there, "no %s", path);
+    gzFile gz = gzopen(path, "rb");
+    CHECK(gz != NULL);
+    static char text[1 << 20];
+    int n = gzread(gz, text, sizeof text - 1);
+    gzclose(gz);
+    CHECK(n > 0);
+    text[n] = '\0';
+    int games = 0;
+    for (const char *p = text; (p = strstr(p, "[Event ")); p++)
+        games++;
+    CHECK_EQ_INT(games, 4);
+    CHECK(strstr(text, "[Round \"100.1\"]") != NULL);
+    CHECK(strstr(text, "[Round \"101.2\"]") != NULL);
+    s_teardown();
+}
+
+/* The state folder on a 256 KiB tmpfs that a filler file fills up: the
+ * finished pairs cannot be spooled, so nothing is sent; once there is room
+ * again the RESULT is spooled and sent. Needs CAP_SYS_ADMIN for the mount. */
+static void nothing_is_sent_that_could_not_be_spooled(void)
+{
+    s_setup();
+    if (mount("tmpfs", E.dir, "tmpfs", 0, "size=256k") != 0) {
+        printf("  (cannot mount a tmpfs: %s; case not run)\n", strerror(errno));
+        s_teardown();
+        return;
+    }
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_next_request();
+    /* fill the disk (the worker has its files open already) */
+    char filler[300];
+    snprintf(filler, sizeof filler, "%s/filler", E.dir);
+    FILE *f = fopen(filler, "wb");
+    CHECK(f != NULL);
+    static char block[4096];
+    memset(block, 'x', sizeof block);
+    while (fwrite(block, 1, sizeof block, f) == sizeof block)
+        ;
+    fclose(f);
+    s_task(220, 1, PROTO_KIND_SPRT);
+    int64_t end = s_now_ms() + 3000;
+    while (s_now_ms() < end) {
+        proto_type_t t = s_recv((int) (end - s_now_ms()), &m);
+        CHECK_MSG(t != PROTO_RESULT, "a RESULT was sent that could not be spooled");
+        proto_msg_free(&m);
+    }
+    unlink(filler);
+    s_expect_result(10000, &m);
+    CHECK_EQ_INT(m.u.result.task_id, 220);
+    proto_msg_free(&m);
+    char path[300];
+    snprintf(path, sizeof path, "%s/spool.dat", E.dir);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    kill(E.pid, SIGKILL);
+    s_wait_exit(5000);
+    CHECK(umount(E.dir) == 0);
+    s_teardown();
+}
+
 static const check_case_t CASES[] = {
     CASE(hello_carries_identity_and_work_is_requested_after_welcome),
     CASE(a_task_is_played_and_reported_with_the_right_pair_structure),
@@ -817,6 +944,9 @@ static const check_case_t CASES[] = {
     CASE(a_malformed_result_verdict_quarantines_the_batch),
     CASE(too_big_splits_the_batch_into_new_numbers_and_drops_the_old),
     CASE(a_bye_from_the_coordinator_is_a_lost_connection),
+    CASE(curve_encryption_carries_the_session_when_a_server_key_is_given),
+    CASE(pgn_of_a_finished_task_waits_in_the_state_folder_while_the_server_is_away),
+    CASE(nothing_is_sent_that_could_not_be_spooled),
     { 0 },
 };
 
