@@ -18,9 +18,10 @@ s_fail() {
 # The capalab program of this container: PID 1 itself (the entrypoint execs
 # it), or the first capa* process when an init (docker run --init) is PID 1.
 s_main_pid() {
-  local pid argv0
-  for pid in 1 $(ls /proc | grep -E '^[0-9]+$' | sort -n); do
-    [ -r "/proc/$pid/cmdline" ] || continue
+  local dir pid argv0
+  for dir in /proc/1 /proc/[0-9]*; do
+    pid=${dir#/proc/}
+    [ -r "$dir/cmdline" ] || continue
     argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n 1)
     case "${argv0##*/}" in
       capa|capa-*) echo "$pid"; return 0 ;;

@@ -10,7 +10,9 @@
 #   test_images.sh project   docker/Dockerfile built from the last commit (or the
 #                            working tree with CAPA_DOCKER_CONTEXT=worktree): size,
 #                            non-root user, capa-engine inside, installed files,
-#                            healthcheck
+#                            healthcheck; when the tree has a coordinator and a
+#                            worker, a small cluster (PostgreSQL, coordinator,
+#                            worker on one Docker network) plays a run to its end
 #
 # Everything a run makes (containers, networks, volumes, project images) is
 # removed when it ends, also on failure; the base images and the two stages
@@ -223,7 +225,7 @@ s_cache_stage() {
 
 s_test_project() {
   local image=capalab-test/capalab:$run_id build_image=capalab-test/capalab-build:$run_id
-  local ctx=() t0 commit="" size out p want got
+  local t0 commit="" size out p want got want_programs
   docker image inspect "$base_image" >/dev/null 2>&1 || "$src/docker/base-images.sh" debian ||
     s_die "cannot make $base_image"
   work=$(mktemp -d)
@@ -302,6 +304,7 @@ s_test_project() {
   done
   got=$(s_run "$image" bash -c 'cd /usr/local/bin && for p in capa-engine capa-coordinator capa-worker capa; do [ -x "$p" ] && printf " %s" "$p"; done; true')
   s_check "the image holds exactly the programs of the tree ($want) (got:$got)" [ "$got" = "$want" ]
+  want_programs=$want
 
   if [[ " $want " == *" capa-engine "* ]]; then
     out=$(s_run "$image" capa-engine perft 3 2>&1) || true
@@ -342,6 +345,66 @@ s_test_project() {
     grep -q 'cannot connect to 127.0.0.1:9' <<<"$out"
   s_check "no capalab program in the container is unhealthy" \
     bash -c "! docker run --rm --label $test_label=$run_id $image capalab-healthcheck >/dev/null"
+
+  if [[ " $want_programs " == *" capa-coordinator "* && " $want_programs " == *" capa-worker "* ]] &&
+     docker image inspect "$postgres_image" >/dev/null 2>&1; then
+    s_test_cluster "$image"
+  else
+    s_say "no cluster check: the image lacks capa-coordinator or capa-worker, or $postgres_image is missing"
+  fi
+}
+
+# ---------------------------------------------------------------- cluster
+# A small cluster from the project image $1 and the PostgreSQL image, as a
+# compose file would run it: migrations, a contributor, the coordinator, one
+# worker, a run of two pairs played to the end, clean stops.
+s_test_cluster() {
+  local image=$1 net=$prefix-cluster db=$prefix-cdb coord=$prefix-coord1 worker=$prefix-worker1
+  local conninfo="host=db port=5432 dbname=capalab user=capalab password=cluster-pw"
+  local out token i
+  docker network create --label "$test_label=$run_id" "$net" >/dev/null
+  docker run -d --name "$db" --label "$test_label=$run_id" --network "$net" --network-alias db \
+    -e POSTGRES_USER=capalab -e POSTGRES_PASSWORD=cluster-pw -e POSTGRES_DB=capalab \
+    --health-interval 1s "$postgres_image" >/dev/null
+  s_require "cluster: PostgreSQL turns healthy" s_wait_health "$db" healthy 90 || return 0
+
+  s_admin() {
+    docker run --rm --label "$test_label=$run_id" --network "$net" -e CAPA_DB="$conninfo" \
+      "$image" capa-coordinator "$@" </dev/null
+  }
+  s_migrate() { s_admin migrate >"$work/migrate.log" 2>&1 || { cat "$work/migrate.log"; return 1; }; }
+  s_require "cluster: capa-coordinator migrate applies the installed migrations" s_migrate || return 0
+  out=$(s_admin contributor add docker-test 2>/dev/null) || true
+  token=$(tail -n 1 <<<"$out")
+  s_require "cluster: capa-coordinator contributor add issues a token" [ -n "$token" ] || return 0
+
+  docker run -d --name "$coord" --label "$test_label=$run_id" --network "$net" \
+    --network-alias coordinator -e CAPA_DB="$conninfo" -e CAPA_BIND=tcp://0.0.0.0:5555 \
+    "$image" capa-coordinator >/dev/null
+  docker run -d --name "$worker" --label "$test_label=$run_id" --network "$net" \
+    -e CAPA_COORDINATOR=tcp://coordinator:5555 -e CAPA_TOKEN="$token" -e CAPA_CONCURRENCY=1 \
+    "$image" capa-worker >/dev/null
+  docker run --rm -i --label "$test_label=$run_id" --network "$net" -e CAPA_DB="$conninfo" \
+    "$image" capa-coordinator run submit /dev/stdin >/dev/null <<'JSON' || s_fail "cluster: run submit failed"
+{"kind": "values", "name": "docker-cluster-test", "variant": "caparandom",
+ "positions": {"source": "crc"}, "game": {"nodes": 500, "max_plies": 200}, "params": {},
+ "pairs_per_imbalance": 2, "imbalances": [{"name": "A vs C", "side": "A", "other": "C"}]}
+JSON
+  for ((i = 0; i < 120; i++)); do
+    out=$(s_admin run list 2>/dev/null | grep docker-cluster-test || true)
+    grep -q finished <<<"$out" && break
+    sleep 1
+  done
+  s_check "cluster: the worker plays the run's pairs and the coordinator finishes it (run list: $out)" \
+    grep -q finished <<<"$out"
+  if ! grep -q finished <<<"$out"; then
+    docker logs "$coord" 2>&1 | tail -n 10
+    docker logs "$worker" 2>&1 | tail -n 10
+  fi
+  docker stop -t 30 "$worker" "$coord" >/dev/null
+  out=$(docker inspect -f '{{ .State.ExitCode }}' "$worker" "$coord" | tr '\n' ' ')
+  s_check "cluster: worker and coordinator stop cleanly on docker stop (exit codes: $out)" \
+    [ "$out" = "0 0 " ]
 }
 
 # ------------------------------------------------------------------- main
