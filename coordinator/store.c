@@ -168,8 +168,7 @@ static int s_code_of(const char *sqlstate)
     return CAPA_EDB;
 }
 
-/* Turns a result into 0 or an error code (and clears it on error). */
-static int s_result(store_t *store, const char *what, PGresult *res, PGresult **res_p)
+int store_result(store_t *store, const char *what, PGresult *res, PGresult **res_p)
 {
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
@@ -208,14 +207,11 @@ int store_exec(store_t *store, const char *what, const char *sql, int n,
     if (rc < 0)
         return rc;
     PGresult *res = PQexecParams(store->conn, sql, n, NULL, params, NULL, NULL, 0);
-    return s_result(store, what, res, res_p);
+    return store_result(store, what, res, res_p);
 }
 
-int store_exec_prepared(store_t *store, const char *what, const char *name, const char *sql,
-                        int n, const char *const *params, PGresult **res_p)
+int store_prepare(store_t *store, const char *name, const char *sql, int n)
 {
-    if (res_p)
-        *res_p = NULL;
     int rc = s_before(store);
     if (rc < 0)
         return rc;
@@ -225,13 +221,24 @@ int store_exec_prepared(store_t *store, const char *what, const char *name, cons
     if (!have) {
         if (store->n_prepared == (int) (sizeof store->prepared / sizeof store->prepared[0]))
             return store_fail(store, CAPA_EFULL, "too many prepared statements");
-        rc = s_result(store, what, PQprepare(store->conn, name, sql, n, NULL), NULL);
+        rc = store_result(store, name, PQprepare(store->conn, name, sql, n, NULL), NULL);
         if (rc < 0)
             return rc;
         store->prepared[store->n_prepared++] = name;
     }
+    return 0;
+}
+
+int store_exec_prepared(store_t *store, const char *what, const char *name, const char *sql,
+                        int n, const char *const *params, PGresult **res_p)
+{
+    if (res_p)
+        *res_p = NULL;
+    int rc = store_prepare(store, name, sql, n);
+    if (rc < 0)
+        return rc;
     PGresult *res = PQexecPrepared(store->conn, name, n, params, NULL, NULL, 0);
-    return s_result(store, what, res, res_p);
+    return store_result(store, what, res, res_p);
 }
 
 int store_begin(store_t *store)

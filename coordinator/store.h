@@ -233,7 +233,7 @@ typedef struct {
 } store_pair_t;
 
 /* Stores a batch of pairs of one run in one statement (one round trip, one
- * transaction that also updates the run's and the workers' counters),
+ * transaction that also updates the runs' and the workers' counters),
  * committed before it returns. Each pair number is stored once: new_p[i]
  * (caller array of n, may be NULL) is true for pairs stored now and false for
  * pairs already there (a replay: acknowledge again, counted once). *n_new
@@ -244,12 +244,15 @@ int store_insert_pairs(store_t *store, int64_t run_id, const store_pair_t *pairs
                        bool *new_p, size_t *n_new);
 
 /* Several batches (e.g. every RESULT that arrived in one turn of the
- * coordinator's loop) in one transaction, so they share one commit: one
- * round trip per batch but one disk flush for all. Each batch gets its own
- * outcome in rc / n_new / new_p, exactly as store_insert_pairs would give it:
- * a bad batch does not keep the others from being stored (if the server
- * refuses one, the rest are stored one transaction each). Returns 0 if every
- * batch was stored, else the first batch's error (look at each rc). */
+ * coordinator's loop, of any runs) stored by ONE statement: one round trip
+ * and one commit (one disk flush) for all, committed before it returns. Each
+ * batch gets its own outcome in rc / n_new / new_p, exactly as if the
+ * batches had gone one by one through store_insert_pairs (a pair number in
+ * two batches is new in the first, a duplicate in the second). A batch
+ * refused before it reaches the server (CAPA_EINVAL, ...) is skipped; if the
+ * server refuses the statement (an unknown run or worker, say), the batches
+ * are stored one by one so the good ones still land. Returns 0 if every
+ * batch was stored, else the first failing batch's error (see each rc). */
 typedef struct {
     int64_t run_id;
     const store_pair_t *pairs;   /* borrowed */

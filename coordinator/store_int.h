@@ -36,6 +36,13 @@ int store_exec(store_t *store, const char *what, const char *sql, int n,
 int store_exec_prepared(store_t *store, const char *what, const char *name, const char *sql,
                         int n, const char *const *params, PGresult **res_p);
 
+/* Prepares name on this connection unless it already is (checking the
+ * connection first, as store_exec does). */
+int store_prepare(store_t *store, const char *name, const char *sql, int n);
+/* Turns a result into 0 (handing it to *res_p, or clearing it) or an error
+ * code from its SQLSTATE (clearing it; the message goes to the store). */
+int store_result(store_t *store, const char *what, PGresult *res, PGresult **res_p);
+
 /* Transactions around several store_exec calls. store_rollback never fails
  * (a broken connection rolls back by itself). */
 int store_begin(store_t *store);

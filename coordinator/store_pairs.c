@@ -91,43 +91,48 @@ static void s_text(s_buf_t *b, const char *v)
 /* ---- insert ---------------------------------------------------------------- */
 
 enum {
-    A_PAIR, A_TASK, A_WORKER, A_FEN, A_FEN2, A_IMB, A_RES1, A_RES2, A_BW1, A_BW2, A_END1,
+    A_RUN, A_PAIR, A_TASK, A_WORKER, A_FEN, A_FEN2, A_IMB, A_RES1, A_RES2, A_BW1, A_BW2, A_END1,
     A_END2, A_PLY1, A_PLY2, A_MOV1, A_MOV2, A_SCORE, A_CPU, A_COUNT
 };
 
+/* One statement stores any number of batches, of any runs: rows go in in
+ * array order, so when a pair number comes twice the first one is stored
+ * and the second is a duplicate, as if the batches went one by one. */
 static const char *const s_insert_sql =
     "WITH u AS ("
-    " SELECT * FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[],"
-    "  $7::text[], $8::smallint[], $9::smallint[], $10::boolean[], $11::boolean[],"
+    " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],"
+    "  $6::text[], $7::text[], $8::smallint[], $9::smallint[], $10::boolean[], $11::boolean[],"
     "  $12::text[], $13::text[], $14::int[], $15::int[], $16::text[], $17::text[],"
-    "  $18::smallint[], $19::bigint[])"
-    "  AS u(pair_no, task_id, worker_id, fen, fen2, imbalance, result1, result2,"
-    "   b_white1, b_white2, end1, end2, plies1, plies2, moves1, moves2, score, cpu_ms)),"
+    "  $18::smallint[], $19::bigint[]) WITH ORDINALITY"
+    "  AS u(run_id, pair_no, task_id, worker_id, fen, fen2, imbalance, result1, result2,"
+    "   b_white1, b_white2, end1, end2, plies1, plies2, moves1, moves2, score, cpu_ms, ord)),"
     " ins AS ("
     " INSERT INTO pairs (run_id, pair_no, task_id, worker_id, fen, fen2, imbalance,"
     "  result1, result2, b_white1, b_white2, end1, end2, plies1, plies2, moves1, moves2,"
     "  score, cpu_ms, excluded)"
-    " SELECT $1::bigint, u.pair_no, u.task_id, u.worker_id, u.fen, u.fen2, u.imbalance,"
+    " SELECT u.run_id, u.pair_no, u.task_id, u.worker_id, u.fen, u.fen2, u.imbalance,"
     "  u.result1, u.result2, u.b_white1, u.b_white2, u.end1, u.end2, u.plies1, u.plies2,"
     "  u.moves1, u.moves2, u.score, u.cpu_ms, coalesce(w.flagged, false)"
-    " FROM u LEFT JOIN workers w ON w.id = u.worker_id"
+    " FROM u LEFT JOIN workers w ON w.id = u.worker_id ORDER BY u.ord"
     " ON CONFLICT (run_id, pair_no) DO NOTHING"
-    " RETURNING pair_no, worker_id, score, result1, result2, b_white1, b_white2, excluded,"
-    "  cpu_ms),"
-    " delta AS (SELECT" COUNTER_DELTAS " FROM ins),"
+    " RETURNING run_id, pair_no, worker_id, score, result1, result2, b_white1, b_white2,"
+    "  excluded, cpu_ms),"
+    " delta AS (SELECT run_id," COUNTER_DELTAS " FROM ins GROUP BY run_id),"
     " run_upd AS ("
     " UPDATE runs r SET pairs_done = r.pairs_done + d.n, penta0 = r.penta0 + d.p0,"
     "  penta1 = r.penta1 + d.p1, penta2 = r.penta2 + d.p2, penta3 = r.penta3 + d.p3,"
     "  penta4 = r.penta4 + d.p4, wins = r.wins + d.w, draws = r.draws + d.d,"
     "  losses = r.losses + d.l, cpu_ms = r.cpu_ms + d.cpu"
-    " FROM delta d WHERE r.id = $1::bigint AND d.n_all > 0 RETURNING r.id),"
+    " FROM delta d WHERE r.id = d.run_id RETURNING r.id),"
     " worker_upd AS ("
     " UPDATE workers w SET pairs = w.pairs + s.n, games = w.games + 2 * s.n,"
     "  cpu_ms = w.cpu_ms + s.cpu, last_seen = now()"
     " FROM (SELECT worker_id, count(*) AS n, sum(cpu_ms) AS cpu FROM ins"
     "  WHERE worker_id IS NOT NULL GROUP BY worker_id) s"
     " WHERE w.id = s.worker_id RETURNING w.id)"
-    " SELECT pair_no FROM ins";
+    " SELECT run_id, pair_no FROM ins";
+
+#define INSERT_NAME "capa_insert_pairs"
 
 static int s_cmp_i64(const void *a, const void *b)
 {
@@ -171,31 +176,20 @@ static int s_check_batch(store_t *store, const store_pair_t *pairs, size_t n, in
     return 0;
 }
 
-/* Checks and stores one batch with one statement: its own transaction in
- * autocommit, or part of the caller's. */
-static int s_insert(store_t *store, int64_t run_id, const store_pair_t *pairs, size_t n,
-                    bool *new_p, size_t *n_new)
+/* A batch's bookkeeping while it is stored. */
+typedef struct {
+    int64_t *sorted;     /* its pair numbers, sorted */
+    bool *fresh;         /* fresh[j]: sorted[j] was stored now */
+    bool ready;          /* checked: goes to the server */
+} s_prep_t;
+
+static void s_add_rows(s_buf_t *a, size_t *rows, const store_batch_t *b)
 {
-    if (n_new)
-        *n_new = 0;
-    if (n == 0)
-        return 0;
-    int64_t *sorted = malloc(n * sizeof *sorted);
-    bool *fresh = calloc(n, sizeof *fresh);
-    s_buf_t a[A_COUNT];
-    memset(a, 0, sizeof a);
-    int rc = 0;
-    if (!sorted || !fresh) {
-        rc = store_fail(store, CAPA_ENOMEM, "out of memory for %zu pairs", n);
-        goto out;
-    }
-    rc = s_check_batch(store, pairs, n, sorted);
-    if (rc < 0)
-        goto out;
-    for (size_t i = 0; i < n; i++) {
-        const store_pair_t *p = &pairs[i];
+    for (size_t i = 0; i < b->n; i++, (*rows)++) {
+        const store_pair_t *p = &b->pairs[i];
         for (int k = 0; k < A_COUNT; k++)
-            s_sep(&a[k], i);
+            s_sep(&a[k], *rows);
+        s_printf(&a[A_RUN], "%" PRId64, b->run_id);
         s_printf(&a[A_PAIR], "%" PRId64, p->pair_no);
         if (p->task_id > 0)
             s_printf(&a[A_TASK], "%" PRId64, p->task_id);
@@ -218,93 +212,135 @@ static int s_insert(store_t *store, int64_t run_id, const store_pair_t *pairs, s
         s_printf(&a[A_SCORE], "%d", p->score);
         s_printf(&a[A_CPU], "%" PRId64, p->cpu_ms);
     }
-    const char *params[1 + A_COUNT];
-    char rb[24];
-    params[0] = store_i64(rb, run_id);
+}
+
+/* Stores the ready batches among b[0..n) with one statement (its own
+ * transaction) and fills their n_new / new_p. */
+static int s_store_ready(store_t *store, store_batch_t *b, s_prep_t *pp, size_t n)
+{
+    s_buf_t a[A_COUNT];
+    memset(a, 0, sizeof a);
+    size_t rows = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pp[i].ready)
+            s_add_rows(a, &rows, &b[i]);
+    if (rows == 0)
+        return 0;
+    const char *params[A_COUNT];
+    int rc = 0;
     for (int k = 0; k < A_COUNT; k++) {
         s_putc(&a[k], '}');
-        if (a[k].oom) {
-            rc = store_fail(store, CAPA_ENOMEM, "out of memory building a batch of %zu pairs", n);
-            goto out;
-        }
-        params[1 + k] = a[k].s;
+        if (a[k].oom && rc == 0)
+            rc = store_fail(store, CAPA_ENOMEM, "out of memory building %zu pairs", rows);
+        params[k] = a[k].s;
     }
-    PGresult *res;
-    rc = store_exec_prepared(store, "insert pairs", "capa_insert_pairs", s_insert_sql,
-                             1 + A_COUNT, params, &res);
-    if (rc < 0)
-        goto out;
-    /* The statement committed (autocommit); mark which pair numbers were new. */
-    int rows = PQntuples(res);
-    for (int r = 0; r < rows; r++) {
-        int64_t no = store_get_i64(res, r, 0);
-        int64_t *hit = bsearch(&no, sorted, n, sizeof *sorted, s_cmp_i64);
-        if (hit)
-            fresh[hit - sorted] = true;
-    }
-    PQclear(res);
-    if (n_new)
-        *n_new = (size_t) rows;
-    if (new_p)
-        for (size_t i = 0; i < n; i++) {
-            int64_t *hit = bsearch(&pairs[i].pair_no, sorted, n, sizeof *sorted, s_cmp_i64);
-            new_p[i] = hit && fresh[hit - sorted];
-        }
-out:
+    PGresult *res = NULL;
+    if (rc == 0)
+        rc = store_exec_prepared(store, "insert pairs", INSERT_NAME, s_insert_sql, A_COUNT,
+                                 params, &res);
     for (int k = 0; k < A_COUNT; k++)
         free(a[k].s);
-    free(sorted);
-    free(fresh);
+    if (rc < 0)
+        return rc;
+    /* Each stored (run, pair) belongs to the first ready batch that has it. */
+    for (int r = 0; r < PQntuples(res); r++) {
+        int64_t run = store_get_i64(res, r, 0), no = store_get_i64(res, r, 1);
+        for (size_t i = 0; i < n; i++) {
+            if (!pp[i].ready || b[i].run_id != run)
+                continue;
+            int64_t *hit = bsearch(&no, pp[i].sorted, b[i].n, sizeof no, s_cmp_i64);
+            if (hit) {
+                pp[i].fresh[hit - pp[i].sorted] = true;
+                b[i].n_new++;
+                break;
+            }
+        }
+    }
+    PQclear(res);
+    for (size_t i = 0; i < n; i++) {
+        if (!pp[i].ready || !b[i].new_p)
+            continue;
+        for (size_t j = 0; j < b[i].n; j++) {
+            int64_t *hit = bsearch(&b[i].pairs[j].pair_no, pp[i].sorted, b[i].n, sizeof *hit,
+                                   s_cmp_i64);
+            b[i].new_p[j] = hit && pp[i].fresh[hit - pp[i].sorted];
+        }
+    }
+    return 0;
+}
+
+int store_insert_batches(store_t *store, store_batch_t *batches, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        batches[i].rc = 0;
+        batches[i].n_new = 0;
+        if (batches[i].new_p)
+            memset(batches[i].new_p, 0, batches[i].n * sizeof *batches[i].new_p);
+    }
+    if (n == 0)
+        return 0;
+    s_prep_t *pp = calloc(n, sizeof *pp);
+    if (!pp)
+        return store_fail(store, CAPA_ENOMEM, "out of memory for %zu batches", n);
+    size_t ready = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        store_batch_t *b = &batches[i];
+        if (b->n == 0)
+            continue;
+        pp[i].sorted = malloc(b->n * sizeof *pp[i].sorted);
+        pp[i].fresh = calloc(b->n, sizeof *pp[i].fresh);
+        if (!pp[i].sorted || !pp[i].fresh)
+            b->rc = store_fail(store, CAPA_ENOMEM, "out of memory for %zu pairs", b->n);
+        else
+            b->rc = s_check_batch(store, b->pairs, b->n, pp[i].sorted);
+        pp[i].ready = b->rc == 0;
+        ready += pp[i].ready;
+    }
+    int src = ready > 0 ? s_store_ready(store, batches, pp, n) : 0;
+    if (src < 0 && ready == 1) {
+        for (size_t i = 0; i < n; i++)
+            if (pp[i].ready)
+                batches[i].rc = src;
+    } else if (src < 0) {
+        /* The server refused the statement, so nothing of it is stored: find
+         * the culprit by storing the batches one by one. */
+        bool *was = malloc(n * sizeof *was);
+        if (!was) {
+            rc = store_fail(store, CAPA_ENOMEM, "out of memory for %zu batches", n);
+            for (size_t i = 0; i < n; i++)
+                if (pp[i].ready)
+                    batches[i].rc = rc;
+        }
+        for (size_t i = 0; was && i < n; i++)
+            was[i] = pp[i].ready;
+        for (size_t i = 0; was && i < n; i++) {
+            if (!was[i])
+                continue;
+            for (size_t k = 0; k < n; k++)
+                pp[k].ready = k == i;
+            batches[i].rc = s_store_ready(store, batches, pp, n);
+        }
+        free(was);
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(pp[i].sorted);
+        free(pp[i].fresh);
+        if (batches[i].rc < 0 && rc == 0)
+            rc = batches[i].rc;
+    }
+    free(pp);
     return rc;
 }
 
 int store_insert_pairs(store_t *store, int64_t run_id, const store_pair_t *pairs, size_t n,
                        bool *new_p, size_t *n_new)
 {
-    return s_insert(store, run_id, pairs, n, new_p, n_new);
-}
-
-int store_insert_batches(store_t *store, store_batch_t *batches, size_t n)
-{
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        batches[i].rc = 0;
-        batches[i].n_new = 0;
-    }
-    if (n == 0)
-        return 0;
-    if (n == 1) {
-        store_batch_t *b = &batches[0];
-        return b->rc = s_insert(store, b->run_id, b->pairs, b->n, b->new_p, &b->n_new);
-    }
-    /* One transaction: one WAL flush for all of them. A batch refused before
-     * it reaches the server leaves the transaction intact; one refused by the
-     * server aborts it, and then each batch goes on its own. */
-    bool alone = false;
-    rc = store_begin(store);
-    if (rc < 0)
-        alone = true;
-    for (size_t i = 0; i < n && !alone; i++) {
-        store_batch_t *b = &batches[i];
-        b->rc = s_insert(store, b->run_id, b->pairs, b->n, b->new_p, &b->n_new);
-        if (b->rc < 0 && PQtransactionStatus(store->conn) != PQTRANS_INTRANS)
-            alone = true;
-    }
-    if (!alone && store_commit(store) < 0)
-        alone = true;
-    if (alone) {
-        store_rollback(store);
-        for (size_t i = 0; i < n; i++) {
-            store_batch_t *b = &batches[i];
-            b->n_new = 0;
-            b->rc = s_insert(store, b->run_id, b->pairs, b->n, b->new_p, &b->n_new);
-        }
-    }
-    rc = 0;
-    for (size_t i = 0; i < n; i++)
-        if (batches[i].rc < 0 && rc == 0)
-            rc = batches[i].rc;
-    return rc;
+    store_batch_t b = { .run_id = run_id, .pairs = pairs, .n = n, .new_p = new_p };
+    int rc = store_insert_batches(store, &b, 1);
+    if (n_new)
+        *n_new = b.n_new;
+    return rc < 0 ? rc : b.rc;
 }
 
 /* ---- reading ---------------------------------------------------------------- */
