@@ -81,7 +81,7 @@ struct worker_s {
     batch_policy_t policy;
 
     int sigfd;
-    bool stopping, flushed, abandon_games;
+    bool stopping, flushed;
     int64_t grace_until, ack_until;
     bool done;
     int exit_status;
@@ -341,6 +341,12 @@ static void s_on_task(worker_t *w, proto_task_t *task)
 {
     char err[256];
     w->request_out = false;
+    if (w->stopping) {
+        LOG(LOG_INFO, "TASK %" PRId64 " arrived while stopping: not started (BYE returns it)",
+            task->task_id);
+        proto_task_free(task);
+        return;
+    }
     if (s_task_find(w, task->task_id)) {
         LOG(LOG_WARN, "TASK %" PRId64 " again: already playing it; ignored", task->task_id);
         proto_task_free(task);
@@ -666,7 +672,6 @@ static long s_cron(worker_t *w)
     if (w->stopping && !w->flushed) {
         int running = gamepool_running(w->pool);
         if (running == 0 || now >= w->grace_until) {
-            w->abandon_games = running > 0;
             if (running > 0)
                 LOG(LOG_WARN, "grace period over: abandoning %d running game(s)", running);
             w->flushed = true;
@@ -676,6 +681,8 @@ static long s_cron(worker_t *w)
             for (s_task_t *t = w->tasks; t; t = t->next)
                 t->abandoned = true;
             w->ack_until = now + w->cfg.ack_wait_ms;
+        } else {
+            S_NEXT(w->grace_until);
         }
     }
     s_tasks_cron(w, w->flushed);
@@ -972,12 +979,12 @@ void worker_destroy(worker_t **self_p)
         zmq_close(w->sock);
     if (w->zctx)
         zmq_ctx_term(w->zctx);
+    /* Games still running now are abandoned (grace period over, or a fatal
+     * ERROR): their threads keep using the tasks until the process exits. */
     bool running = w->pool && gamepool_running(w->pool) > 0;
-    gamepool_destroy(&w->pool, !running || !w->abandon_games);
-    if (running && w->abandon_games) {
-        /* The detached threads still use the tasks: leave them to the exit. */
+    gamepool_destroy(&w->pool, !running);
+    if (running)
         w->tasks = NULL;
-    }
     while (w->tasks) {
         s_task_t *t = w->tasks;
         w->tasks = t->next;

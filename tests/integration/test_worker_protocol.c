@@ -931,6 +931,29 @@ static void nothing_is_sent_that_could_not_be_spooled(void)
     s_teardown();
 }
 
+static void a_second_signal_abandons_running_games_at_once(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_next_request();
+    /* long games: 50000 nodes a move, 40 plies: seconds per game */
+    s_task_nodes(230, 4, PROTO_KIND_SPRT, 50000);
+    usleep(300000);
+    kill(E.pid, SIGTERM);
+    usleep(300000);
+    int64_t t0 = s_now_ms();
+    kill(E.pid, SIGINT);
+    s_expect(PROTO_BYE, 5000, &m);
+    proto_msg_free(&m);
+    int64_t waited = s_now_ms() - t0;
+    CHECK_MSG(waited < 1500, "BYE %lld ms after the second signal", (long long) waited);
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    s_teardown();
+}
+
 static const check_case_t CASES[] = {
     CASE(hello_carries_identity_and_work_is_requested_after_welcome),
     CASE(a_task_is_played_and_reported_with_the_right_pair_structure),
@@ -947,6 +970,7 @@ static const check_case_t CASES[] = {
     CASE(curve_encryption_carries_the_session_when_a_server_key_is_given),
     CASE(pgn_of_a_finished_task_waits_in_the_state_folder_while_the_server_is_away),
     CASE(nothing_is_sent_that_could_not_be_spooled),
+    CASE(a_second_signal_abandons_running_games_at_once),
     { 0 },
 };
 
