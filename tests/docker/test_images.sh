@@ -64,7 +64,7 @@ s_require() {
 s_teardown() {
   local ids
   ids=$(docker ps -aq --filter "label=$test_label=$run_id" 2>/dev/null || true)
-  [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+  [ -z "$ids" ] || docker rm -f -v $ids >/dev/null 2>&1 || true
   ids=$(docker network ls -q --filter "label=$test_label=$run_id" 2>/dev/null || true)
   [ -z "$ids" ] || docker network rm $ids >/dev/null 2>&1 || true
   ids=$(docker volume ls -q --filter "label=$test_label=$run_id" 2>/dev/null || true)
@@ -83,7 +83,7 @@ s_sweep_stale() {
       [ -n "$obj" ] && [ -n "$pid" ] || continue
       kill -0 "$pid" 2>/dev/null && continue
       case $kind in
-        container) docker rm -f "$obj" >/dev/null 2>&1 || true ;;
+        container) docker rm -f -v "$obj" >/dev/null 2>&1 || true ;;
         network) docker network rm "$obj" >/dev/null 2>&1 || true ;;
         volume) docker volume rm -f "$obj" >/dev/null 2>&1 || true ;;
       esac
@@ -199,7 +199,7 @@ s_test_postgres() {
 
   docker exec "$db" psql -U capalab -d capalab_test -q -c "INSERT INTO made_by_init VALUES ('kept')"
   docker stop "$db" >/dev/null
-  docker rm "$db" >/dev/null
+  docker rm -v "$db" >/dev/null
   docker run -d --name "$db" --label "$test_label=$run_id" --network "$net" --network-alias db \
     -v "$vol:/var/lib/postgresql/data" --health-interval 1s "$postgres_image" >/dev/null
   s_require "a new container on the same volume starts without POSTGRES_PASSWORD" s_wait_health "$db" healthy 60 || return 0
