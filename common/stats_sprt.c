@@ -232,8 +232,9 @@ static int s_expected_estimate(const s_seq_t *s, const s_drift_t *t, double e, d
     if (!(sd > 0.0))
         return -1;
     double w = (s->upper - s->lower) / sd;
-    double tmin = 0.5, tmax = fmax(120.0 * w * w / (M_PI * M_PI), 2.0 * tmin);
-    const int J = 64;
+    /* after tmax fewer than 2e-11 of the paths survive */
+    double tmin = 0.5, tmax = fmax(50.0 * w * w / (M_PI * M_PI), 2.0 * tmin);
+    const int J = 48;
     double sum = 0.0, mass = 0.0, up0 = 0.0, down0 = 0.0, t0 = tmin;
     for (int j = 0; j <= J; j++) {
         double tj = tmin * pow(tmax / tmin, (double) j / J), up, down;
@@ -258,7 +259,7 @@ static double s_mean_adjusted(const s_seq_t *s, double lo, double hi, double pla
         return lo;
     if (s_expected_estimate(s, &t, hi, &f) == 0 && f <= observed)
         return hi;
-    for (int i = 0; i < 40 && hi - lo > 1e-4; i++) {
+    for (int i = 0; i < 40 && hi - lo > 1e-3; i++) {
         double mid = 0.5 * (lo + hi);
         if (s_expected_estimate(s, &t, mid, &f))
             return plain;
