@@ -95,9 +95,11 @@ enum {
     A_END2, A_PLY1, A_PLY2, A_MOV1, A_MOV2, A_SCORE, A_CPU, A_COUNT
 };
 
-/* One statement stores any number of batches, of any runs: rows go in in
- * array order, so when a pair number comes twice the first one is stored
- * and the second is a duplicate, as if the batches went one by one. */
+/* One statement stores any number of batches, of any runs. Rows go in by
+ * (run, pair number), so concurrent statements take their index locks in
+ * the same order (no deadlock), and then in array order, so when a pair
+ * number comes twice the first one is stored and the second is a duplicate,
+ * as if the batches went one by one. */
 static const char *const s_insert_sql =
     "WITH u AS ("
     " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],"
@@ -113,7 +115,7 @@ static const char *const s_insert_sql =
     " SELECT u.run_id, u.pair_no, u.task_id, u.worker_id, u.fen, u.fen2, u.imbalance,"
     "  u.result1, u.result2, u.b_white1, u.b_white2, u.end1, u.end2, u.plies1, u.plies2,"
     "  u.moves1, u.moves2, u.score, u.cpu_ms, coalesce(w.flagged, false)"
-    " FROM u LEFT JOIN workers w ON w.id = u.worker_id ORDER BY u.ord"
+    " FROM u LEFT JOIN workers w ON w.id = u.worker_id ORDER BY u.run_id, u.pair_no, u.ord"
     " ON CONFLICT (run_id, pair_no) DO NOTHING"
     " RETURNING run_id, pair_no, worker_id, score, result1, result2, b_white1, b_white2,"
     "  excluded, cpu_ms),"

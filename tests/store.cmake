@@ -13,6 +13,7 @@ set(store_cases
   a_bad_batch_stores_nothing
   batches_share_a_commit_and_a_bad_one_spoils_nothing
   totals_equal_a_recount_of_the_pairs
+  racing_stores_count_each_pair_once
   stored_pairs_come_back_as_ranges
   imbalance_games_are_counted_from_the_side_under_test
   expired_leases_return_exactly_the_unstored_pairs

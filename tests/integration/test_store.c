@@ -446,6 +446,75 @@ static void totals_equal_a_recount_of_the_pairs(void)
     store_destroy(&st);
 }
 
+typedef struct {
+    int64_t run;
+    int seed;
+    size_t stored;   /* pairs this thread's calls reported new */
+    int rc;
+} s_racer_t;
+
+static void *s_race_thread(void *arg)
+{
+    s_racer_t *r = arg;
+    char err[256];
+    store_t *st = NULL;
+    r->rc = store_open(s_conninfo, &st, err, sizeof err);
+    uint32_t x = 2463534242u + (uint32_t) r->seed * 7919u;
+    store_pair_t p[32];
+    for (int b = 0; b < 40 && r->rc == 0; b++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        int64_t start = (int64_t) (x % 200);
+        int len = 1 + (int) ((x >> 8) % 32);
+        for (int i = 0; i < len; i++)   /* odd threads send their pairs backwards */
+            p[i] = s_pair(r->seed % 2 ? start + len - 1 - i : start + i, "w-race");
+        size_t n_new = 0;
+        if (b % 2) {
+            r->rc = store_insert_pairs(st, r->run, p, (size_t) len, NULL, &n_new);
+            r->stored += n_new;
+        } else {
+            /* The same pairs in two batches of one group commit. */
+            store_batch_t g[2] = { { .run_id = r->run, .pairs = p, .n = (size_t) len },
+                                   { .run_id = r->run, .pairs = p, .n = (size_t) len } };
+            r->rc = store_insert_batches(st, g, 2);
+            r->stored += g[0].n_new + g[1].n_new;
+            if (g[1].n_new != 0)
+                r->rc = -1000;
+        }
+    }
+    store_destroy(&st);
+    return NULL;
+}
+
+static void racing_stores_count_each_pair_once(void)
+{
+    store_t *st = s_store();
+    int64_t c = s_contributor(st, "racer");
+    s_worker(st, "w-race", c);
+    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    s_racer_t r[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) {
+        r[i] = (s_racer_t) { .run = run, .seed = i };
+        CHECK(pthread_create(&t[i], NULL, s_race_thread, &r[i]) == 0);
+    }
+    size_t total = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_EQ_INT(r[i].rc, 0);
+        total += r[i].stored;
+    }
+    store_totals_t kept, recount;
+    CHECK(store_run_totals(st, run, &kept) == 0);
+    CHECK(store_run_recount(st, run, &recount) == 0);
+    s_check_totals_equal(&kept, &recount);
+    CHECK_EQ_INT(kept.pairs, (int64_t) total);
+    store_worker_t w;
+    CHECK(store_worker_get(st, "w-race", &w) == 0);
+    CHECK_EQ_INT(w.pairs, (int64_t) total);
+    free(w.host_info);
+    store_destroy(&st);
+}
+
 static void stored_pairs_come_back_as_ranges(void)
 {
     store_t *st = s_store();
@@ -880,6 +949,7 @@ static const check_case_t CASES[] = {
     CASE(a_bad_batch_stores_nothing),
     CASE(batches_share_a_commit_and_a_bad_one_spoils_nothing),
     CASE(totals_equal_a_recount_of_the_pairs),
+    CASE(racing_stores_count_each_pair_once),
     CASE(stored_pairs_come_back_as_ranges),
     CASE(imbalance_games_are_counted_from_the_side_under_test),
     CASE(expired_leases_return_exactly_the_unstored_pairs),
