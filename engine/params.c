@@ -10,7 +10,12 @@
 #include "err.h"
 
 static const param_info_t s_info[PARAM_NB] = {
-#define PARAMS_INFO_(name, def, lo, hi) { #name, def, lo, hi, strstr(#name, "Value") != NULL },
+/* A piece value is a parameter named <Piece>Value{Mg,Eg}: "Value" ends 2 chars before the end.
+ * (Written as a constant expression: strstr is not one, and clang refuses it here.) */
+#define PARAMS_IS_VALUE_(name) \
+    (sizeof #name > 8 && #name[sizeof #name > 8 ? sizeof #name - 8 : 0] == 'V' && \
+     #name[sizeof #name > 8 ? sizeof #name - 4 : 0] == 'e')
+#define PARAMS_INFO_(name, def, lo, hi) { #name, def, lo, hi, PARAMS_IS_VALUE_(name) },
     PARAMS_TABLE(PARAMS_INFO_)
 #undef PARAMS_INFO_
 };
