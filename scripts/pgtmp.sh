@@ -79,7 +79,11 @@ find_bindir() {
 }
 
 as_root=0
-[ "$(id -u)" -eq 0 ] && as_root=1
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=1
+  id postgres >/dev/null 2>&1 \
+    || die "running as root needs the postgres system user (install the postgresql package: scripts/deps.sh)"
+fi
 
 # Runs a command as the user that owns the cluster.
 pg() {

@@ -24,5 +24,7 @@ set(store_cases
   only_token_hashes_are_kept_and_revoked_tokens_fail
   a_worker_id_cannot_be_taken_by_another_contributor)
 capa_pg_add_test(NAME test_store COMMAND test_store ${store_cases} TIMEOUT 300)
-capa_pg_add_test(NAME test_store_restart COMMAND test_store the_store_survives_a_postgresql_restart
+capa_pg_add_test(NAME test_store_restart
+                 COMMAND test_store the_store_survives_a_postgresql_restart
+                         no_pair_is_lost_or_counted_twice_across_restarts_under_load
                  SERIAL TIMEOUT 300)
