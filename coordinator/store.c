@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <sodium.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,18 @@ int store_fail(store_t *store, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(store->errmsg, sizeof store->errmsg, fmt, ap);
     va_end(ap);
-    /* libpq messages end with a newline; one log line each. */
+    /* libpq messages span lines and end with a newline: make them one line. */
     size_t len = strlen(store->errmsg);
     while (len > 0 && (store->errmsg[len - 1] == '\n' || store->errmsg[len - 1] == ' '))
         store->errmsg[--len] = '\0';
-    LOG(LOG_WARN, "store: %s", store->errmsg);
+    for (char *c = store->errmsg; *c; c++)
+        if (*c == '\n' || *c == '\t' || *c == '\r')
+            *c = ' ';
+    /* The database failing is worth a warning; a missing row or a refused
+     * value is the caller's business to report. */
+    bool serious = code == CAPA_EDB || code == CAPA_ENOMEM || code == CAPA_EIO
+                   || code == CAPA_ESTATE;
+    LOG(serious ? LOG_WARN : LOG_DEBUG, "store: %s", store->errmsg);
     return code;
 }
 

@@ -11,7 +11,8 @@
  *   store_destroy(&st);
  *
  * Errors. Every function returns 0 or a negative capa_err_t; the message of the
- * last failure is store_last_error(store). CAPA_EDB: the server refused or is
+ * last failure (one line) is store_last_error(store). CAPA_EDB and CAPA_ESTATE
+ * failures are also logged (WARN); the others only at DEBUG. CAPA_EDB: the server refused or is
  * unreachable; CAPA_ENOTFOUND: no such row; CAPA_EDUP: a unique key exists;
  * CAPA_EINVAL / CAPA_ERANGE: a value the schema rejects; CAPA_ESTATE: not
  * allowed in the row's current state.
