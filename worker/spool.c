@@ -14,7 +14,9 @@
 #include "err.h"
 #include "log.h"
 
-#define SPOOL_MAGIC 0x31505343u /* "CSP1" read as little-endian u32 */
+#define SPOOL_MAGIC 0x31505343u /* "CSP1" read as little-endian u32: a batch */
+#define SPOOL_TOMB 0x54505343u  /* "CSPT": a tombstone, the batch was acknowledged */
+#define SPOOL_COMPACT_MIN (1u << 20) /* rewrite once this much is dead ... */
 #define SPOOL_HEAD 24           /* magic, length, task_id, batch */
 #define SPOOL_TAIL 4            /* crc */
 
@@ -32,7 +34,8 @@ struct spool_s {
     s_entry_t *items;
     size_t count, cap;
     size_t bytes;
-    bool dirty;
+    size_t dead;                /* file bytes of removed batches and tombstones */
+    bool dirty;                 /* the file holds removed batches without tombstones */
 };
 
 uint32_t spool_crc32(const void *data, size_t len)
@@ -147,21 +150,28 @@ int spool_write_atomic(const char *path, const void *data, size_t len, char *err
 }
 
 /* Serialises one record into a malloc'ed buffer. */
-static unsigned char *s_record(int64_t task_id, int64_t batch, const void *frame, size_t len,
-                               size_t *out_len)
+static unsigned char *s_record_magic(uint32_t magic, int64_t task_id, int64_t batch,
+                                     const void *frame, size_t len, size_t *out_len)
 {
     size_t n = SPOOL_HEAD + len + SPOOL_TAIL;
     unsigned char *buf = malloc(n);
     if (!buf)
         return NULL;
-    s_put32(buf, SPOOL_MAGIC);
+    s_put32(buf, magic);
     s_put32(buf + 4, (uint32_t) len);
     s_put64(buf + 8, (uint64_t) task_id);
     s_put64(buf + 16, (uint64_t) batch);
-    memcpy(buf + SPOOL_HEAD, frame, len);
+    if (len)
+        memcpy(buf + SPOOL_HEAD, frame, len);
     s_put32(buf + SPOOL_HEAD + len, spool_crc32(buf + 8, 16 + len));
     *out_len = n;
     return buf;
+}
+
+static unsigned char *s_record(int64_t task_id, int64_t batch, const void *frame, size_t len,
+                               size_t *out_len)
+{
+    return s_record_magic(SPOOL_MAGIC, task_id, batch, frame, len, out_len);
 }
 
 static int s_open_append(spool_t *sp, char *err, size_t errlen)
@@ -225,11 +235,13 @@ static size_t s_load(spool_t *sp, const unsigned char *buf, size_t n, int *rc)
     while (off < n) {
         const char *why = NULL;
         size_t len = 0;
+        uint32_t magic = 0;
         if (n - off < SPOOL_HEAD + SPOOL_TAIL)
             why = "a torn record header";
-        else if (s_get32(buf + off) != SPOOL_MAGIC)
+        else if ((magic = s_get32(buf + off)) != SPOOL_MAGIC && magic != SPOOL_TOMB)
             why = "a bad record magic";
-        else if ((len = s_get32(buf + off + 4)) == 0 || len > SPOOL_RECORD_MAX)
+        else if ((len = s_get32(buf + off + 4)) > SPOOL_RECORD_MAX ||
+                 (len == 0) != (magic == SPOOL_TOMB))
             why = "an impossible record length";
         else if (n - off < SPOOL_HEAD + len + SPOOL_TAIL)
             why = "a torn record (shorter than its length)";
@@ -243,14 +255,22 @@ static size_t s_load(spool_t *sp, const unsigned char *buf, size_t n, int *rc)
         }
         int64_t task_id = (int64_t) s_get64(buf + off + 8);
         int64_t batch = (int64_t) s_get64(buf + off + 16);
-        if (s_index(sp, task_id, batch) >= 0) {
+        size_t rec = SPOOL_HEAD + len + SPOOL_TAIL;
+        ssize_t at = s_index(sp, task_id, batch);
+        if (magic == SPOOL_TOMB) {
+            if (at >= 0) {
+                sp->dead += SPOOL_HEAD + sp->items[at].pub.len + SPOOL_TAIL;
+                s_drop(sp, (size_t) at);
+            }
+            sp->dead += rec;
+        } else if (at >= 0) {
             LOG(LOG_WARN, "spool %s: task %lld batch %lld twice; keeping the first", sp->path,
                 (long long) task_id, (long long) batch);
             sp->dirty = true;
         } else if ((*rc = s_push(sp, task_id, batch, buf + off + SPOOL_HEAD, len)) < 0) {
             return off;
         }
-        off += SPOOL_HEAD + len + SPOOL_TAIL;
+        off += rec;
     }
     return off;
 }
@@ -312,7 +332,7 @@ int spool_open(const char *dir, spool_t **out, char *err, size_t errlen)
     }
     if (rc == 0)
         rc = s_open_append(sp, err, errlen);
-    if (rc == 0 && sp->dirty)
+    if (rc == 0 && (sp->dirty || sp->dead))
         spool_sync(sp, NULL, 0);  /* best effort; stays dirty on failure */
     if (rc < 0) {
         spool_destroy(&sp);
@@ -397,6 +417,7 @@ int spool_sync(spool_t *sp, char *err, size_t errlen)
             return capa_fail(err, errlen, s_errno_code(errno), "cannot truncate %s: %s",
                              sp->path, strerror(errno));
         sp->size = 0;
+        sp->dead = 0;
         sp->dirty = false;
         return 0;
     }
@@ -426,6 +447,7 @@ int spool_sync(spool_t *sp, char *err, size_t errlen)
         return rc;
     }
     sp->dirty = false;
+    sp->dead = 0;
     return s_open_append(sp, err, errlen);
 }
 
@@ -435,9 +457,37 @@ int spool_remove(spool_t *sp, int64_t task_id, int64_t batch, char *err, size_t 
     if (i < 0)
         return capa_fail(err, errlen, CAPA_ENOTFOUND, "task %lld batch %lld is not spooled",
                          (long long) task_id, (long long) batch);
+    size_t gone = SPOOL_HEAD + sp->items[i].pub.len + SPOOL_TAIL;
     s_drop(sp, (size_t) i);
-    sp->dirty = true;
-    return spool_sync(sp, err, errlen);
+    /* Nothing left, a pending rewrite, or mostly dead bytes: rewrite (or
+     * cut) the file. Otherwise a tombstone records the removal: one small
+     * fsynced append instead of a copy of the whole spool per ACK. */
+    if (sp->count == 0 || sp->dirty ||
+        (sp->dead + gone > SPOOL_COMPACT_MIN && sp->dead + gone > sp->bytes)) {
+        sp->dirty = true;
+        return spool_sync(sp, err, errlen);
+    }
+    size_t n;
+    unsigned char *tomb = s_record_magic(SPOOL_TOMB, task_id, batch, NULL, 0, &n);
+    int rc = 0;
+    if (!tomb)
+        rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    else if (sp->fd < 0)
+        rc = s_open_append(sp, err, errlen);
+    if (rc == 0 && (s_write_all(sp->fd, tomb, n) < 0 || fsync(sp->fd) < 0)) {
+        rc = capa_fail(err, errlen, s_errno_code(errno), "cannot write spool %s: %s", sp->path,
+                       strerror(errno));
+        if (ftruncate(sp->fd, sp->size) < 0 || fsync(sp->fd) < 0)
+            LOG(LOG_WARN, "spool %s: cannot cut a torn tombstone", sp->path);
+    }
+    free(tomb);
+    if (rc < 0) {
+        sp->dirty = true;  /* the file still holds the batch: rewrite later */
+        return rc;
+    }
+    sp->size += (off_t) n;
+    sp->dead += gone + n;
+    return 0;
 }
 
 int spool_quarantine(spool_t *sp, int64_t task_id, int64_t batch, char *err, size_t errlen)

@@ -1,8 +1,11 @@
 /* spool.h - the worker's durable queue of RESULT batches not yet acknowledged.
  *
  * Every RESULT frame is appended to <dir>/spool.dat and fsynced BEFORE it is
- * sent; it is removed when its ACK arrives (the file is then rewritten
- * atomically: temp file, fsync, rename, fsync of the folder). After a crash
+ * sent; it is removed when its ACK arrives: a small tombstone record is
+ * appended and fsynced, and once the dead bytes pass 1 MiB and outweigh the
+ * live ones the file is compacted (rewritten atomically: temp file, fsync,
+ * rename, fsync of the folder); when nothing is left it is cut to zero
+ * bytes (no copy needed, so this works on a full disk too). After a crash
  * spool_open reads the file back; a torn or corrupt record (each record has
  * a length and a CRC-32) ends the readable part: it and anything after it
  * are dropped with a log line (it was never sent, so its pairs are replayed
@@ -11,6 +14,8 @@
  * Record layout (little-endian):
  *   u32 magic "CSP1" | u32 payload length | i64 task_id | i64 batch |
  *   payload (the RESULT frame, JSON) | u32 CRC-32 over task_id..payload
+ * A tombstone has magic "CSPT" and no payload. A torn tombstone brings its
+ * batch back: it is resent and acknowledged again as a duplicate.
  *
  * A batch the coordinator refused as malformed (BAD_JSON, BAD_SCHEMA, ...)
  * is a bug: spool_quarantine moves it to <dir>/spool.bad (append-only, same
@@ -60,17 +65,18 @@ void spool_destroy(spool_t **self_p);
 int spool_append(spool_t *sp, int64_t task_id, int64_t batch, const void *frame, size_t len,
                  char *err, size_t errlen);
 
-/* Removes a record (an ACK arrived, or the lease is gone) and rewrites the
- * file. CAPA_ENOTFOUND if not spooled. When only the rewrite fails the
+/* Removes a record (an ACK arrived, or the lease is gone): a tombstone, or
+ * a compaction. CAPA_ENOTFOUND if not spooled. When the write fails the
  * record is gone from memory, the file keeps it (a resend after a restart
- * is answered as a duplicate) and the rewrite is retried by the next
- * change or spool_sync; the error is returned. */
+ * is answered as a duplicate) and a rewrite is retried by the next change
+ * or spool_sync; the error is returned. */
 int spool_remove(spool_t *sp, int64_t task_id, int64_t batch, char *err, size_t errlen);
 
 /* Moves a record to spool.bad (kept for inspection, never resent). */
 int spool_quarantine(spool_t *sp, int64_t task_id, int64_t batch, char *err, size_t errlen);
 
-/* Retries a failed rewrite; 0 when the file matches memory. */
+/* Rewrites the file from memory (compaction, or a retry after a failed
+ * write); 0 when the file holds exactly the live records. */
 int spool_sync(spool_t *sp, char *err, size_t errlen);
 
 /* Records in append order. */
@@ -82,7 +88,8 @@ const spool_entry_t *spool_find(const spool_t *sp, int64_t task_id, int64_t batc
 int64_t spool_max_batch(const spool_t *sp, int64_t task_id);
 /* Total payload bytes held. */
 size_t spool_bytes(const spool_t *sp);
-/* True while the file still holds records removed from memory. */
+/* True while the file holds removed records that no tombstone covers
+ * (a write failed; the next change or spool_sync rewrites it). */
 bool spool_dirty(const spool_t *sp);
 
 /* Helpers shared with tests: CRC-32 (zlib's polynomial) and whole-file
