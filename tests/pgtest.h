@@ -63,6 +63,23 @@ static inline int pgtest_conninfo(char *out, size_t len)
     return 0;
 }
 
+/* Is pid a live process? A zombie (killed, never reaped) is not. */
+static inline int pgtest_alive_(long pid)
+{
+    if (kill((pid_t) pid, 0) != 0)
+        return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;   /* no /proc: trust kill() */
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return !(paren && paren[1] == ' ' && paren[2] == 'Z');
+}
+
 static inline PGconn *pgtest_admin_(void)
 {
     char ci[512];
@@ -138,7 +155,7 @@ static inline int pgtest_create_db(const char *name, char *conninfo_out, size_t 
             if (strspn(tail, "0123456789") != strlen(tail) || !*tail)
                 continue;   /* another test's name that shares our prefix */
             long pid = strtol(tail, NULL, 10);
-            if (pid == (long) getpid() || kill((pid_t) pid, 0) != 0)
+            if (pid == (long) getpid() || !pgtest_alive_(pid))
                 pgtest_drop_(c, db);
         }
     }
