@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -121,6 +122,12 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
     if (!self)
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     self->cfg = *cfg;
+    /* One descriptor per connected worker: take what the system allows. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     snprintf(self->engine_version, sizeof self->engine_version, "%s", COORD_ENGINE_VERSION);
     int rc = coord_config_find_sql(&self->cfg, err, errlen);
     if (rc == 0 && !self->cfg.db[0])
@@ -292,12 +299,26 @@ int coord_cron(coord_t *self)
             if (self->sessions[i].used)
                 store_worker_seen(self->store, self->sessions[i].worker_id);
     }
+    if (now >= self->next_stats_ms) {
+        if (self->st_turns)
+            LOG(LOG_INFO, "%llu turns, %.1f messages each; ms per turn: hello %.2f, revoked %.2f, "
+                "requests %.2f, results %.2f (insert %.2f, close %.2f, ack %.2f); "
+                "%zu sessions, %zu leases",
+                (unsigned long long) self->st_turns, (double) self->st_items / self->st_turns,
+                self->st_ns[0] / 1e6 / self->st_turns, self->st_ns[1] / 1e6 / self->st_turns,
+                self->st_ns[2] / 1e6 / self->st_turns, self->st_ns[3] / 1e6 / self->st_turns,
+                self->st_ns[4] / 1e6 / self->st_turns, self->st_ns[5] / 1e6 / self->st_turns,
+                self->st_ns[6] / 1e6 / self->st_turns, self->session_count, self->lease_count);
+        self->st_turns = self->st_items = 0;
+        memset(self->st_ns, 0, sizeof self->st_ns);
+        self->next_stats_ms = now + 10000;
+    }
     self->next_cron_ms = now + self->cfg.cron_ms;
     return 0;
 }
 
 /* Reads one multipart message; returns false when none is waiting. */
-static bool s_recv_one(coord_t *self)
+static bool s_recv_one(coord_t *self, coord_turn_t *turn)
 {
     zmq_msg_t parts[3];
     int n = 0;
@@ -323,9 +344,11 @@ static bool s_recv_one(coord_t *self)
     const uint8_t *rid = zmq_msg_data(&parts[0]);
     size_t rid_len = zmq_msg_size(&parts[0]);
     if (n == 2 && extra == 0) {
-        coord_handle(self, rid, rid_len, false, zmq_msg_data(&parts[1]), zmq_msg_size(&parts[1]));
+        coord_handle(self, turn, rid, rid_len, false, zmq_msg_data(&parts[1]),
+                     zmq_msg_size(&parts[1]));
     } else if (n == 3 && extra == 0 && zmq_msg_size(&parts[1]) == 0) {
-        coord_handle(self, rid, rid_len, true, zmq_msg_data(&parts[2]), zmq_msg_size(&parts[2]));
+        coord_handle(self, turn, rid, rid_len, true, zmq_msg_data(&parts[2]),
+                     zmq_msg_size(&parts[2]));
     } else {
         coord_send_error(self, rid, rid_len, false, PROTO_BAD_SCHEMA, PROTO_NONE, -1, -1,
                          "expected one JSON frame, got %d", n - 1 + extra);
@@ -358,9 +381,14 @@ int coord_serve(coord_t *self, volatile sig_atomic_t *stop)
             LOG(LOG_ERROR, "zmq_poll: %s", zmq_strerror(zmq_errno()));
             return CAPA_EIO;
         }
-        if (item.revents & ZMQ_POLLIN)
-            for (int i = 0; i < COORD_DRAIN_MAX && !*stop && s_recv_one(self); i++)
+        if (item.revents & ZMQ_POLLIN) {
+            /* One turn: everything waiting (up to a bound), then the
+             * database work of the whole turn with one commit per kind. */
+            coord_turn_t turn = { 0 };
+            for (int i = 0; i < COORD_DRAIN_MAX && !*stop && s_recv_one(self, &turn); i++)
                 ;
+            coord_turn_finish(self, &turn);
+        }
         if (coord_now_ms() >= self->next_cron_ms) {
             coord_cron(self);
             if (self->cfg.exit_when_idle && s_idle(self)) {

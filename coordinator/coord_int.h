@@ -10,6 +10,7 @@
 #include "pool.h"
 #include "protocol.h"
 #include "runinfo.h"
+#include "startpos.h"
 #include "stats_spsa.h"
 #include "store.h"
 
@@ -78,7 +79,45 @@ struct coord_s {
     coord_run_t *runs;              /* list, oldest first */
     int64_t next_cron_ms, next_refresh_ms, next_seen_ms;
     uint64_t msgs_in, msgs_bad;
+    /* turn statistics since the last stats line */
+    uint64_t st_turns, st_items, st_ns[7];
+    int64_t next_stats_ms;
 };
+
+/* One REQUEST or RESULT waiting for the end of the loop's turn, with a copy
+ * of its sender (sessions may move or end during the turn). */
+typedef struct {
+    uint8_t rid[COORD_RID_MAX];
+    size_t rid_len;
+    bool req_style;
+    char worker_id[PROTO_ID_MAX];
+    int64_t contributor_id;
+    double nps;
+    int concurrency;
+    proto_msg_t msg;                /* owned */
+    bool dropped;                   /* answered already (an ERROR) */
+    /* HELLO */
+    store_contributor_t contributor;
+    store_worker_t worker;
+    /* RESULT */
+    coord_run_t *run;
+    coord_lease_t lease;            /* copy; .step is a copy or NULL */
+    stats_spsa_step_t step;
+    bool has_step;
+    store_pair_t *pairs;
+    startpos_t *starts;
+    bool *fresh;
+    size_t n_new;
+    int64_t cpu_ms;
+    /* REQUEST */
+    pool_range_t range;
+    bool has_range;
+} coord_item_t;
+
+typedef struct {
+    coord_item_t *items;
+    size_t n, cap;
+} coord_turn_t;
 
 int64_t coord_now_ms(void);         /* monotonic */
 int64_t coord_wall_ms(void);        /* Unix epoch */
@@ -114,8 +153,9 @@ int coord_send(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style
 void coord_send_error(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
                       proto_code_t code, proto_type_t about, int64_t task_id, int64_t batch,
                       const char *fmt, ...) __attribute__((format(printf, 9, 10)));
-/* Handles one frame from a peer. */
-void coord_handle(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+/* Handles one frame from a peer: HELLO, HEARTBEAT, BYE at once, REQUEST
+ * and RESULT queued in turn. */
+void coord_handle(coord_t *self, coord_turn_t *turn, const uint8_t *rid, size_t rid_len, bool req_style,
                   const void *frame, size_t len);
 
 /* coord_spsa.c */
@@ -130,8 +170,13 @@ int coord_spsa_save(coord_t *self, coord_run_t *run);
 /* Restores theta and the open steps of active leases after a restart. */
 int coord_spsa_load(coord_t *self, coord_run_t *run, const char *state_json);
 
-/* coord_task.c */
-void coord_handle_request(coord_t *self, coord_session_t *s, const proto_request_t *req);
-void coord_handle_result(coord_t *self, coord_session_t *s, const proto_result_t *res);
+/* coord_task.c: the end of a turn: revocations, then every RESULT (one
+ * commit), then every REQUEST (one commit). Frees the items. */
+void coord_turn_finish(coord_t *self, coord_turn_t *turn);
+/* Queues a HELLO (s NULL), REQUEST or RESULT from a peer (takes msg). */
+int coord_turn_add(coord_turn_t *turn, const uint8_t *rid, size_t rid_len, bool req_style,
+                   const coord_session_t *s, proto_msg_t *msg);
+/* coord_msg.c: every HELLO of the turn (one commit for the workers table). */
+void coord_turn_hellos(coord_t *self, coord_turn_t *turn);
 
 #endif

@@ -11,6 +11,7 @@
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
+#include "store_extra.h"
 #include "token.h"
 
 static void s_hex_rid(const uint8_t *rid, size_t len, char *out, size_t cap)
@@ -70,17 +71,22 @@ void coord_send_error(coord_t *self, const uint8_t *rid, size_t rid_len, bool re
     coord_send(self, rid, rid_len, req_style, &m);
 }
 
-static void s_hello(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
-                    const proto_hello_t *h)
+/* Token and bench of one HELLO; fills it->contributor and it->worker. */
+static void s_hello_check(coord_t *self, coord_item_t *it)
 {
+    const proto_hello_t *h = &it->msg.u.hello;
+    const uint8_t *rid = it->rid;
+    size_t rid_len = it->rid_len;
+    bool req_style = it->req_style;
     char hash[TOKEN_HASH_MAX];
+    it->dropped = true;
     if (token_hash(h->token, hash, sizeof hash) < 0) {
         coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
                          "cannot hash the token");
         return;
     }
-    store_contributor_t c;
-    int rc = store_contributor_by_token(self->store, hash, &c);
+    store_contributor_t *c = &it->contributor;
+    int rc = store_contributor_by_token(self->store, hash, c);
     if (rc == CAPA_ENOTFOUND) {
         coord_send_error(self, rid, rid_len, req_style, PROTO_AUTH_FAILED, PROTO_HELLO, -1, -1,
                          "unknown token");
@@ -88,7 +94,7 @@ static void s_hello(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_
     }
     if (rc == CAPA_EAUTH) {
         coord_send_error(self, rid, rid_len, req_style, PROTO_TOKEN_REVOKED, PROTO_HELLO, -1, -1,
-                         "the token of contributor %s was revoked", c.name);
+                         "the token of contributor %s was revoked", c->name);
         return;
     }
     if (rc < 0) {
@@ -102,10 +108,10 @@ static void s_hello(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_
                          (long long) self->bench);
         return;
     }
-    store_worker_t w = { 0 };
-    snprintf(w.id, sizeof w.id, "%s", h->worker_id);
-    w.contributor_id = c.id;
-    snprintf(w.name, sizeof w.name, "%s", h->name);
+    store_worker_t *w = &it->worker;
+    snprintf(w->id, sizeof w->id, "%s", h->worker_id);
+    w->contributor_id = c->id;
+    snprintf(w->name, sizeof w->name, "%s", h->name);
     cJSON *host = cJSON_CreateObject();
     if (host) {
         if (h->host_os[0])
@@ -114,26 +120,34 @@ static void s_hello(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_
             cJSON_AddStringToObject(host, "cpu", h->host_cpu);
         if (h->host_memory_mb > 0)
             cJSON_AddNumberToObject(host, "memory_mb", (double) h->host_memory_mb);
-        w.host_info = cJSON_PrintUnformatted(host);
+        w->host_info = cJSON_PrintUnformatted(host);
         cJSON_Delete(host);
     }
-    w.cores = h->cores;
-    w.concurrency = h->concurrency;
-    snprintf(w.engine_version, sizeof w.engine_version, "%s", h->engine_version);
-    w.bench_signature = h->bench;
-    w.nps = h->nps;
-    rc = store_worker_upsert(self->store, &w);
-    free(w.host_info);
-    if (rc == CAPA_EAUTH) {
-        coord_send_error(self, rid, rid_len, req_style, PROTO_AUTH_FAILED, PROTO_HELLO, -1, -1,
-                         "worker id %s belongs to another contributor", h->worker_id);
-        return;
-    }
-    if (rc < 0) {
-        coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
-                         "database unavailable");
-        return;
-    }
+    w->cores = h->cores;
+    w->concurrency = h->concurrency;
+    snprintf(w->engine_version, sizeof w->engine_version, "%s", h->engine_version);
+    w->bench_signature = h->bench;
+    w->nps = h->nps;
+    it->dropped = false;
+}
+
+static void s_upsert_error(coord_t *self, coord_item_t *it, int rc)
+{
+    if (rc == CAPA_EAUTH)
+        coord_send_error(self, it->rid, it->rid_len, it->req_style, PROTO_AUTH_FAILED,
+                         PROTO_HELLO, -1, -1, "worker id %s belongs to another contributor",
+                         it->msg.u.hello.worker_id);
+    else
+        coord_send_error(self, it->rid, it->rid_len, it->req_style, PROTO_INTERNAL, PROTO_HELLO,
+                         -1, -1, "database unavailable");
+    it->dropped = true;
+}
+
+static void s_welcome(coord_t *self, coord_item_t *it)
+{
+    const proto_hello_t *h = &it->msg.u.hello;
+    const uint8_t *rid = it->rid;
+    size_t rid_len = it->rid_len;
     /* A worker id that still has a session elsewhere: end that session
      * (its leases stay valid; the worker may deliver them here). */
     coord_session_t *old = coord_session_by_worker(self, h->worker_id);
@@ -143,16 +157,17 @@ static void s_hello(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_
     }
     coord_session_t *s = coord_session_add(self, rid, rid_len);
     if (!s) {
-        coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
+        coord_send_error(self, rid, rid_len, it->req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
                          "out of memory");
         return;
     }
-    s->req_style = req_style;
+    s->req_style = it->req_style;
+    s->revoked = false;
     snprintf(s->worker_id, sizeof s->worker_id, "%s", h->worker_id);
     snprintf(s->session, sizeof s->session, "s-%llx-%llx",
              (unsigned long long) (coord_wall_ms() & 0xffffffffffULL),
              (unsigned long long) ++self->session_serial);
-    s->contributor_id = c.id;
+    s->contributor_id = it->contributor.id;
     s->nps = h->nps;
     s->concurrency = h->concurrency;
     s->last_recv_ms = coord_now_ms();
@@ -164,11 +179,55 @@ static void s_hello(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_
     snprintf(m.u.welcome.engine_version, sizeof m.u.welcome.engine_version, "%s",
              self->engine_version);
     LOG(LOG_INFO, "worker %s (%s, contributor %s, %d threads, %.0f nps) joined: session %s",
-        h->worker_id, h->name, c.name, h->concurrency, h->nps, s->session);
-    coord_send(self, rid, rid_len, req_style, &m);
+        h->worker_id, h->name, it->contributor.name, h->concurrency, h->nps, s->session);
+    coord_send(self, rid, rid_len, it->req_style, &m);
 }
 
-void coord_handle(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_style,
+void coord_turn_hellos(coord_t *self, coord_turn_t *turn)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < turn->n; i++) {
+        coord_item_t *it = &turn->items[i];
+        if (it->msg.type != PROTO_HELLO || it->dropped)
+            continue;
+        s_hello_check(self, it);
+        n += !it->dropped;
+    }
+    if (n == 0)
+        return;
+    /* All upserts in one transaction (one commit); if anything goes wrong
+     * inside it, each on its own. */
+    bool grouped = n > 1 && store_extra_begin(self->store) == 0;
+    int rc = 0;
+    for (size_t i = 0; grouped && rc == 0 && i < turn->n; i++) {
+        coord_item_t *it = &turn->items[i];
+        if (it->msg.type == PROTO_HELLO && !it->dropped) {
+            rc = store_worker_upsert(self->store, &it->worker);
+            if (rc == CAPA_EAUTH) {
+                s_upsert_error(self, it, rc);
+                rc = 0;
+            }
+        }
+    }
+    if (grouped && rc == 0)
+        rc = store_extra_commit(self->store);
+    if (grouped && rc < 0) {
+        store_extra_rollback(self->store);
+        grouped = false;
+    }
+    for (size_t i = 0; i < turn->n; i++) {
+        coord_item_t *it = &turn->items[i];
+        if (it->msg.type != PROTO_HELLO || it->dropped)
+            continue;
+        if (!grouped && (rc = store_worker_upsert(self->store, &it->worker)) < 0) {
+            s_upsert_error(self, it, rc);
+            continue;
+        }
+        s_welcome(self, it);
+    }
+}
+
+void coord_handle(coord_t *self, coord_turn_t *turn, const uint8_t *rid, size_t rid_len, bool req_style,
                   const void *frame, size_t len)
 {
     self->msgs_in++;
@@ -180,7 +239,9 @@ void coord_handle(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_st
         return;
     }
     if (msg.type == PROTO_HELLO) {
-        s_hello(self, rid, rid_len, req_style, &msg.u.hello);
+        if (coord_turn_add(turn, rid, rid_len, req_style, NULL, &msg) < 0)
+            coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,
+                             "out of memory");
         proto_msg_free(&msg);
         return;
     }
@@ -203,10 +264,10 @@ void coord_handle(coord_t *self, const uint8_t *rid, size_t rid_len, bool req_st
     }
     switch (msg.type) {
     case PROTO_REQUEST:
-        coord_handle_request(self, s, &msg.u.request);
-        break;
     case PROTO_RESULT:
-        coord_handle_result(self, s, &msg.u.result);
+        if (coord_turn_add(turn, rid, rid_len, req_style, s, &msg) < 0)
+            coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, msg.type, -1, -1,
+                             "out of memory");
         break;
     case PROTO_HEARTBEAT:
         break;   /* proof of life: last_recv_ms above */
