@@ -47,7 +47,6 @@ struct search_s {
     uint64_t nodes;
     int seldepth;
     bool aborted;
-    int root_depth;
     move_t root_best;       /* best move found so far in the current iteration */
     int root_best_score;
 };
@@ -479,7 +478,6 @@ int search_go(search_t *s, const board_t *root, const search_limits_t *limits,
     bool single = root_moves->count == 1;
     int prev = 0;
     for (int d = 1; d <= max_depth; d++) {
-        s->root_depth = d;
         s->root_best = MOVE_NONE;
         int delta = 30;
         int alpha = -SCORE_INF, beta = SCORE_INF;

@@ -377,6 +377,12 @@ static void s_cmd_go(uci_t *u, char *save)
                 s_send(u, "info string go: unknown limit %s", tok);
         }
     }
+    /* Nothing bounds this search (a bare "go", or only the opponent's
+     * clock): it runs like "go infinite", until stop. */
+    if (!l->depth && !l->nodes && !l->movetime_ms && l->time_ms[board_side(u->board)] < 0) {
+        l->infinite = true;
+        u->infinite = true;
+    }
     atomic_store(&u->stop_requested, false);
     search_clear_stop(u->search);
     if (pthread_create(&u->thread, NULL, s_search_thread, u) != 0) {

@@ -142,6 +142,41 @@ static void infinite_search_waits_for_stop_before_bestmove(void)
     free(out);
 }
 
+/* Random lines built from protocol words, numbers, squares and junk: the
+ * loop must answer and end without crashing (run it under ASan). */
+static void random_protocol_noise_never_crashes_the_loop(void)
+{
+    static const char *const WORDS[] = {
+        "uci", "isready", "position", "startpos", "fen", "moves", "go", "stop", "setoption",
+        "name", "value", "Hash", "UCI_Variant", "caparandom", "janus", "ucinewgame", "depth",
+        "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "perft", "infinite",
+        "e2e4", "f1i1", "b7b8a", "a1j8", "10/10", "w", "KQkq", "-", "0", "1", "-7", "3",
+        "99999999999999999999", "Tempo", "\xff\x01", "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR",
+        "ponderhit", "d", "searchmoves", "mate", "" };
+    const int nw = (int) (sizeof WORDS / sizeof WORDS[0]);
+    uint64_t rng = 12345;
+    size_t cap = 1 << 16, len = 0;
+    char *input = malloc(cap);
+    for (int line = 0; line < 400; line++) {
+        int n = 1 + (int) ((rng >> 33) % 8);
+        for (int w = 0; w < n; w++) {
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            const char *word = WORDS[(rng >> 33) % (uint64_t) nw];
+            /* keep searches short: a number after "depth"/"nodes" is small */
+            len += (size_t) snprintf(input + len, cap - len, "%s ", word);
+        }
+        len += (size_t) snprintf(input + len, cap - len, "\n");
+        if (line % 5 == 4)
+            len += (size_t) snprintf(input + len, cap - len, "stop\nposition startpos\n");
+    }
+    len += (size_t) snprintf(input + len, cap - len, "isready\n");
+    CHECK(len < cap - 1);
+    char *out = s_run(input);
+    CHECK(strstr(out, "readyok"));
+    free(out);
+    free(input);
+}
+
 static const check_case_t CASES[] = {
     CASE(the_handshake_lists_variants_and_every_parameter),
     CASE(go_depth_answers_with_info_and_a_legal_bestmove),
@@ -150,6 +185,7 @@ static const check_case_t CASES[] = {
     CASE(go_nodes_is_deterministic_across_new_games),
     CASE(a_parameter_option_changes_the_evaluation),
     CASE(infinite_search_waits_for_stop_before_bestmove),
+    CASE(random_protocol_noise_never_crashes_the_loop),
     { 0 } };
 
 int main(int argc, char **argv)
