@@ -48,6 +48,8 @@ typedef struct s_task_s {
 
 typedef enum { ST_DISCONNECTED = 0, ST_HELLO, ST_READY } s_state_t;
 
+#define WORKER_STATS_MS (10 * 60 * 1000) /* a progress line every 10 minutes */
+
 struct worker_s {
     worker_config_t cfg;
     char state_dir[PATH_MAX];
@@ -87,6 +89,7 @@ struct worker_s {
     int exit_status;
 
     struct rusage ru_start;
+    int64_t stats_at;            /* next progress line */
     uint64_t n_tasks, n_pairs, n_games, n_batches;
 };
 
@@ -751,6 +754,23 @@ static long s_cron(worker_t *w)
     return next <= now ? 0 : (long) (next - now);
 }
 
+/* The accounting line: work done and the share of CPU spent in games
+ * (finished games only, so mid-game figures are a little low). */
+static void s_log_stats(worker_t *w, const char *what)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double total = s_tv(ru.ru_utime) + s_tv(ru.ru_stime) - s_tv(w->ru_start.ru_utime) -
+                   s_tv(w->ru_start.ru_stime);
+    double games = gamepool_game_cpu(w->pool);
+    LOG(LOG_INFO,
+        "%s: %" PRIu64 " task(s) done, %" PRIu64 " pair(s), %" PRIu64 " game(s), %" PRIu64
+        " RESULT batch(es); CPU in games %.2f s of %.2f s process CPU since start = %.1f%% "
+        "(start-up bench %.2f s not counted); %zu batch(es) in the spool",
+        what, w->n_tasks, w->n_pairs, w->n_games, w->n_batches, games, total,
+        total > 0 ? 100.0 * games / total : 0.0, w->bench_cpu, spool_count(w->spool));
+}
+
 static void s_signals(worker_t *w)
 {
     struct signalfd_siginfo si;
@@ -764,10 +784,15 @@ int worker_run(worker_t *w)
 {
     getrusage(RUSAGE_SELF, &w->ru_start);
     w->reconnect_at = s_now_ms();
+    w->stats_at = s_now_ms() + WORKER_STATS_MS;
     while (!w->done) {
         long timeout = s_cron(w);
         if (w->done)
             break;
+        if (s_now_ms() >= w->stats_at) {
+            s_log_stats(w, "progress");
+            w->stats_at += WORKER_STATS_MS;
+        }
         zmq_pollitem_t items[3];
         int n = 0;
         items[n++] = (zmq_pollitem_t){ .fd = gamepool_fd(w->pool), .events = ZMQ_POLLIN };
@@ -787,18 +812,7 @@ int worker_run(worker_t *w)
         if (w->sock)
             s_receive(w);
     }
-    /* accounting */
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    double total = s_tv(ru.ru_utime) + s_tv(ru.ru_stime) - s_tv(w->ru_start.ru_utime) -
-                   s_tv(w->ru_start.ru_stime);
-    double games = gamepool_game_cpu(w->pool);
-    LOG(LOG_INFO,
-        "stats: %" PRIu64 " task(s) done, %" PRIu64 " pair(s), %" PRIu64 " game(s), %" PRIu64
-        " RESULT batch(es); CPU in games %.2f s of %.2f s process CPU since start = %.1f%% "
-        "(start-up bench %.2f s not counted); %zu batch(es) left in the spool",
-        w->n_tasks, w->n_pairs, w->n_games, w->n_batches, games, total,
-        total > 0 ? 100.0 * games / total : 0.0, w->bench_cpu, spool_count(w->spool));
+    s_log_stats(w, "stats");
     return w->exit_status;
 }
 
