@@ -68,6 +68,7 @@ struct worker_s {
     int64_t last_recv_ms, last_send_ms, reconnect_at;
     backoff_t backoff;           /* reconnects */
     backoff_t internal_backoff;  /* resends after INTERNAL */
+    backoff_t refuse_backoff;    /* REQUEST delay after refusing a TASK */
     int64_t resend_at;
     bool request_out;
     int64_t request_at;
@@ -366,8 +367,11 @@ static void s_on_task(worker_t *w, proto_task_t *task)
     if (rc < 0) {
         if (rc == CAPA_ENOMEM)
             snprintf(err, sizeof err, "out of memory");
-        LOG(LOG_ERROR, "refusing TASK %" PRId64 ": %s", task->task_id, err);
+        int delay = backoff_next(&w->refuse_backoff);
+        LOG(LOG_ERROR, "refusing TASK %" PRId64 ": %s; next REQUEST in %d ms", task->task_id,
+            err, delay);
         s_send_error(w, PROTO_BAD_SCHEMA, PROTO_TASK, task->task_id, err);
+        w->request_at = s_now_ms() + delay;
         free(t);
         proto_task_free(task);
         return;
@@ -385,6 +389,7 @@ static void s_on_task(worker_t *w, proto_task_t *task)
         free(t);
         return;
     }
+    backoff_reset(&w->refuse_backoff);
     int64_t first = spool_max_batch(w->spool, t->task.task_id) + 1;
     batch_init(&t->batch, t->task.task_id, t->task.lease_id, n, first);
     t->next = w->tasks;
@@ -902,6 +907,7 @@ int worker_new(const worker_config_t *cfg, worker_t **out, char *err, size_t err
     backoff_init(&w->backoff, cfg->backoff_first_ms, cfg->backoff_max_ms);
     backoff_init(&w->internal_backoff, cfg->backoff_first_ms, cfg->backoff_max_ms);
     backoff_init(&w->spool_backoff, cfg->backoff_first_ms, cfg->backoff_max_ms);
+    backoff_init(&w->refuse_backoff, cfg->backoff_first_ms, cfg->backoff_max_ms);
     w->policy = (batch_policy_t){ .pairs = cfg->batch_pairs,
                                   .ms = (int64_t) cfg->batch_seconds * 1000 };
     w->hb_ms = cfg->heartbeat_ms;

@@ -954,6 +954,45 @@ static void a_second_signal_abandons_running_games_at_once(void)
     s_teardown();
 }
 
+static void a_task_the_engine_cannot_play_is_refused_and_the_next_request_waits(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_register(&m);
+    proto_msg_free(&m);
+    s_next_request();
+    proto_msg_t tm = { .type = PROTO_TASK };
+    proto_task_t *t = &tm.u.task;
+    t->task_id = 240;
+    t->run_id = 7;
+    t->lease_id = 1240;
+    t->lease_seconds = 600;
+    t->kind = PROTO_KIND_SPRT;
+    proto_pair_t pair = { .pair = 5, .fen = START_FEN };
+    t->pairs = &pair;
+    t->pair_count = 1;
+    proto_param_t bad = { .name = "NoSuchParameter", .value = 3 };
+    t->b.items = &bad;
+    t->b.count = 1;
+    snprintf(t->game.variant, sizeof t->game.variant, "capablanca");
+    t->game.nodes = 300;
+    int64_t t0 = s_now_ms();
+    s_send(&tm);
+    s_expect(PROTO_ERROR, 5000, &m);
+    CHECK_EQ_INT(m.u.error.code, PROTO_BAD_SCHEMA);
+    CHECK_EQ_INT(m.u.error.about, PROTO_TASK);
+    CHECK_EQ_INT(m.u.error.task_id, 240);
+    CHECK(strstr(m.u.error.text, "NoSuchParameter") != NULL);
+    proto_msg_free(&m);
+    /* no tight TASK/ERROR loop: the next REQUEST comes after the backoff */
+    s_expect(PROTO_REQUEST, 5000, &m);
+    proto_msg_free(&m);
+    int64_t waited = s_now_ms() - t0;
+    CHECK_MSG(waited >= 900, "REQUEST %lld ms after a refused TASK", (long long) waited);
+    s_teardown();
+}
+
 static const check_case_t CASES[] = {
     CASE(hello_carries_identity_and_work_is_requested_after_welcome),
     CASE(a_task_is_played_and_reported_with_the_right_pair_structure),
@@ -971,6 +1010,7 @@ static const check_case_t CASES[] = {
     CASE(pgn_of_a_finished_task_waits_in_the_state_folder_while_the_server_is_away),
     CASE(nothing_is_sent_that_could_not_be_spooled),
     CASE(a_second_signal_abandons_running_games_at_once),
+    CASE(a_task_the_engine_cannot_play_is_refused_and_the_next_request_waits),
     { 0 },
 };
 
