@@ -10,19 +10,21 @@
  *   ...
  *   store_destroy(&st);
  *
- * Errors. Every function returns 0 or a negative capa_err_t; the message of the
- * last failure (one line) is store_last_error(store). CAPA_EDB and CAPA_ESTATE
- * failures are also logged (WARN); the others only at DEBUG. CAPA_EDB: the server refused or is
- * unreachable; CAPA_ENOTFOUND: no such row; CAPA_EDUP: a unique key exists;
- * CAPA_EINVAL / CAPA_ERANGE: a value the schema rejects; CAPA_ESTATE: not
- * allowed in the row's current state.
+ * Errors. Every function returns 0 or a negative capa_err_t; the message of
+ * the last failure (one line) is store_last_error(store). CAPA_EDB: the server
+ * refused or is unreachable; CAPA_ENOTFOUND: no such row; CAPA_EDUP: a unique
+ * key exists; CAPA_EINVAL / CAPA_ERANGE: a value the schema rejects;
+ * CAPA_ESTATE: not allowed in the row's current state. CAPA_EDB and
+ * CAPA_ESTATE failures are also logged (WARN), the others only at DEBUG.
  *
  * Connection loss. When the server goes away (a restart, a crash), the call
- * that notices fails with CAPA_EDB; every call first checks the connection
- * and reconnects if it is gone, so the coordinator simply carries on. A
- * statement is never retried blindly: a failed call may or may not have been
- * committed, and the caller repeats it (every write here is safe to repeat:
- * store_insert_pairs reports replays as duplicates).
+ * that notices fails with CAPA_EDB; every call made outside a transaction
+ * first checks the connection and reconnects if it is gone (no round trip
+ * when it is fine), so the coordinator simply carries on. A statement is never
+ * retried blindly: a failed call may or may not have been committed. Pair
+ * inserts are safe to repeat (replays come back as duplicates), and so are
+ * the status, lease and flag updates; store_run_insert and the *_add/append
+ * calls are not (a repeat may give CAPA_EDUP or a second run).
  *
  * Threads: a store_t is one connection; use it from one thread at a time.
  *
