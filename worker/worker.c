@@ -310,9 +310,12 @@ static void s_tasks_cron(worker_t *w, bool force)
         if (!t->abandoned && batch_pending(&t->batch) &&
             (force || batch_due(&t->batch, &w->policy, now))) {
             batch_frames_t frames = { 0 };
-            if (batch_take(&t->batch, &frames, err, sizeof err) < 0)
+            if (batch_take(&t->batch, &frames, err, sizeof err) < 0) {
+                /* never expected: the pairs go back through the lease */
                 LOG(LOG_ERROR, "task %" PRId64 ": cannot encode a RESULT: %s", t->task.task_id,
                     err);
+                s_task_abandon(w, t, "its RESULT cannot be encoded");
+            }
             s_emit(w, &frames);
         }
         bool finished = t->outstanding == 0 &&
@@ -439,10 +442,12 @@ static void s_on_job(worker_t *w, gamepool_job_t *job)
     player_game_free(&job->game);
     if (++p->games == 2) {
         p->res.score = proto_pair_score(&p->res);
-        if (batch_add(&t->batch, &p->res, p->cpu, s_now_ms()) < 0)
+        w->n_pairs++;
+        if (batch_add(&t->batch, &p->res, p->cpu, s_now_ms()) < 0) {
             LOG(LOG_ERROR, "task %" PRId64 ": cannot queue pair %" PRId64, t->task.task_id,
                 p->res.pair);
-        w->n_pairs++;
+            s_task_abandon(w, t, "out of memory");
+        }
     }
 }
 
