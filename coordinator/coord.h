@@ -31,7 +31,11 @@ typedef struct {
     int task_seconds;           /* wanted duration of one task */
     char sql_dir[1024];         /* migrations; "" = installed share dir or source tree */
     char curve_secret_file[1024];
-    char admin_token[128];      /* for HTTP writes (later) */
+    char admin_token[128];      /* for HTTP writes (besides admin contributors' tokens) */
+    char admin_token_file[1024];/* or read it from this file's first line */
+    char http[256];             /* HTTP API and pages: host:port ("" = none); helper http */
+    char pgn_dir[1024];         /* uploaded PGN files (HTTP API) */
+    bool http_open_reads;       /* HTTP reads need no token */
     char log_level[16];
     int db_wait_seconds;        /* how long to retry an unreachable database at start */
     int64_t bench;              /* expected worker bench signature; 0 = run our own bench */

@@ -20,6 +20,10 @@ static const config_item_t ITEMS[] = {
     CONFIG_PATH(coord_config_t, sql_dir, "", "migrations folder (default: installed or source tree)"),
     CONFIG_PATH(coord_config_t, curve_secret_file, "", "CURVE key file: enables encryption"),
     CONFIG_SECRET(coord_config_t, admin_token, "", "admin token for HTTP writes"),
+    CONFIG_PATH(coord_config_t, admin_token_file, "", "file holding the admin token (first line)"),
+    CONFIG_STRING(coord_config_t, http, "127.0.0.1:8080", "HTTP API and pages host:port (\"\" = off)"),
+    CONFIG_PATH(coord_config_t, pgn_dir, "pgn", "folder for the PGN files workers upload"),
+    CONFIG_BOOL(coord_config_t, http_open_reads, "true", "HTTP reads need no token"),
     CONFIG_STRING(coord_config_t, log_level, "info", "error, warn, info or debug"),
     CONFIG_INT(coord_config_t, db_wait_seconds, "60", 0, 86400, "retry an unreachable database this long at start"),
     CONFIG_INT64(coord_config_t, bench, "0", 0, 9007199254740991.0, "bench signature workers must show (0 = run our bench)"),
@@ -50,6 +54,19 @@ int coord_config_load(coord_config_t *cfg, int argc, char **argv, int *first_arg
     int rc = config_load(&SPEC, cfg, argc, argv, first_arg, help, err, errlen);
     if (rc < 0 || *help)
         return rc;
+    if (cfg->admin_token_file[0] && !cfg->admin_token[0]) {
+        FILE *f = fopen(cfg->admin_token_file, "r");
+        if (!f)
+            return capa_fail(err, errlen, CAPA_EIO, "admin_token_file %s: cannot open",
+                             cfg->admin_token_file);
+        if (!fgets(cfg->admin_token, sizeof cfg->admin_token, f))
+            cfg->admin_token[0] = 0;
+        fclose(f);
+        cfg->admin_token[strcspn(cfg->admin_token, "\r\n")] = 0;
+        if (!cfg->admin_token[0])
+            return capa_fail(err, errlen, CAPA_EINVAL, "admin_token_file %s is empty",
+                             cfg->admin_token_file);
+    }
     if (capa_log_level_parse(cfg->log_level) < 0)
         return capa_fail(err, errlen, CAPA_EINVAL, "log_level: \"%s\" is not error, warn, info or debug",
                          cfg->log_level);

@@ -1,6 +1,6 @@
 # capa-coordinator against a real PostgreSQL (fixture "pg") with protocol
-# clients on loopback (tests/integration/test_coord.c), plus the load
-# generator's client library.
+# clients on loopback (tests/integration/test_coord.c). The outage case runs
+# its own private cluster (build/coord_pgdown) and stops and starts it.
 include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
 
 if(TARGET capa-coordinator)
@@ -9,5 +9,22 @@ if(TARGET capa-coordinator)
   target_include_directories(test_coord PRIVATE ${CMAKE_SOURCE_DIR}/coordinator
                              ${CMAKE_CURRENT_LIST_DIR}/integration)
   add_dependencies(test_coord capa-coordinator)
-  capa_pg_add_test(NAME test_coord COMMAND test_coord TIMEOUT 300)
+  set(coord_cases
+    registration_checks_token_and_bench_signature
+    a_revoked_worker_is_refused_at_its_next_message
+    a_result_is_committed_before_its_ack
+    a_replayed_result_is_acknowledged_again_and_counted_once
+    lease_expiry_returns_exactly_the_unplayed_pairs
+    a_silent_worker_is_declared_dead_and_its_pairs_return
+    a_killed_coordinator_restarts_without_losing_an_acknowledged_pair
+    hostile_messages_get_the_documented_errors_and_the_coordinator_keeps_serving
+    an_sprt_run_stops_itself_when_the_llr_crosses_a_bound
+    a_stopped_run_gets_no_more_tasks_and_late_results_are_kept
+    a_values_study_completes_with_every_pair_stored_once
+    an_spsa_run_moves_theta_and_keeps_its_history
+    sigterm_says_bye_to_workers_and_exits_zero)
+  capa_pg_add_test(NAME test_coord COMMAND test_coord ${coord_cases} TIMEOUT 300)
+  capa_pg_add_test(NAME test_coord_outage
+                   COMMAND test_coord a_database_outage_gives_internal_and_loses_nothing_acknowledged
+                   TIMEOUT 300)
 endif()

@@ -234,6 +234,8 @@ static int s_spawn(coord_proc_t *p, const char *conninfo, const char *const *ext
     argv[n++] = CAPA_SOURCE_DIR "/sql";
     argv[n++] = "--db-wait-seconds";
     argv[n++] = "30";
+    argv[n++] = "--http";   /* no HTTP server: tests run side by side */
+    argv[n++] = "";
     for (int i = 0; extra && extra[i] && n < 62; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;

@@ -783,6 +783,99 @@ static void sigterm_says_bye_to_workers_and_exits_zero(void)
     s_down(&fx);
 }
 
+/* Its own PostgreSQL cluster, stopped and started under the coordinator. */
+static int s_own_cluster(const char *cmd, char *conninfo, size_t len)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "'%s' %s '%s/coord_pgdown' >/dev/null 2>&1", CAPA_PGTMP, cmd,
+             CAPA_BINARY_DIR);
+    if (system(line) != 0)
+        return -1;
+    if (!conninfo)
+        return 0;
+    char path[600];
+    snprintf(path, sizeof path, "%s/coord_pgdown/conninfo", CAPA_BINARY_DIR);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fgets(conninfo, (int) len, f) != NULL;
+    fclose(f);
+    conninfo[strcspn(conninfo, "\n")] = 0;
+    return ok ? 0 : -1;
+}
+
+static void a_database_outage_gives_internal_and_loses_nothing_acknowledged(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_down(s_live);
+    memset(&fx, 0, sizeof fx);
+    s_live = &fx;
+    fx.name = "coord_pgdown";
+    char ci[512], err[512];
+    CHECK(s_own_cluster("start", ci, sizeof ci) == 0);
+    snprintf(fx.ci, sizeof fx.ci, "%s", ci);
+    /* Started while the database is down: it waits and then serves. */
+    CHECK(s_own_cluster("stop", NULL, 0) == 0);
+    char line[1024];
+    snprintf(line, sizeof line, "(sleep 3; '%s' start '%s/coord_pgdown' >/dev/null 2>&1) &",
+             CAPA_PGTMP, CAPA_BINARY_DIR);
+    CHECK(system(line) == 0);
+    CHECK_MSG(coord_proc_start(&fx.proc, fx.ci, extra, fx.name) == 0, "start with the database down");
+    CHECK_MSG(store_open(fx.ci, &fx.st, err, sizeof err) == 0, "%s", err);
+    /* The cluster may hold contributors of earlier runs: a fresh name. */
+    char name[32];
+    snprintf(name, sizeof name, "alice%ld", (long) getpid());
+    CHECK(admin_contributor_add(fx.st, name, false, fx.token, sizeof fx.token, NULL, err,
+                                sizeof err) == 0);
+    fx.pg = PQconnectdb(fx.ci);
+    CHECK(PQstatus(fx.pg) == CONNECTION_OK);
+    int64_t run = s_submit(&fx, SPRT_DOC(10));
+    char wid[32];
+    snprintf(wid, sizeof wid, "w-%ld", (long) getpid());
+    coord_client_t *c = s_client(&fx, wid);
+    proto_msg_t tm;
+    s_task(c, 10, &tm);
+    proto_task_t *t = &tm.u.task;
+    CHECK_EQ_INT(t->pair_count, 10);
+    int64_t pairs[10];
+    s_all_pairs(t, pairs);
+    s_deliver(c, t, pairs, 4, NULL, 0, false, 4);
+    /* The database goes away: the coordinator answers INTERNAL and lives. */
+    PQfinish(fx.pg);
+    fx.pg = NULL;
+    CHECK(s_own_cluster("stop", NULL, 0) == 0);
+    proto_result_t res;
+    CHECK(coord_client_make_result(t, pairs + 4, 6, NULL, 1, true, &res) == 0);
+    proto_msg_t m;
+    CHECK(coord_client_result(c, &res, &m) == 0);
+    CHECK_MSG(m.type == PROTO_ERROR && m.u.error.code == PROTO_INTERNAL, "got %s",
+              proto_type_name(m.type));
+    proto_msg_free(&m);
+    CHECK(kill(fx.proc.pid, 0) == 0);
+    /* It comes back: the resent batch is stored once. */
+    CHECK(s_own_cluster("start", ci, sizeof ci) == 0);
+    CHECK(coord_client_result(c, &res, &m) == 0);
+    CHECK_MSG(m.type == PROTO_ACK, "got %s %s", proto_type_name(m.type),
+              m.type == PROTO_ERROR ? m.u.error.text : "");
+    CHECK_EQ_INT(m.u.ack.stored_count, 6);
+    proto_msg_free(&m);
+    CHECK(coord_client_result(c, &res, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_ACK);
+    CHECK_EQ_INT(m.u.ack.duplicate_count, 6);
+    proto_msg_free(&m);
+    proto_result_free(&res);
+    fx.pg = PQconnectdb(fx.ci);
+    CHECK(PQstatus(fx.pg) == CONNECTION_OK);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 10);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    s_down(&fx);
+    s_own_cluster("stop", NULL, 0);
+}
+
 static const check_case_t CASES[] = {
     CASE(registration_checks_token_and_bench_signature),
     CASE(a_revoked_worker_is_refused_at_its_next_message),
@@ -797,6 +890,7 @@ static const check_case_t CASES[] = {
     CASE(a_values_study_completes_with_every_pair_stored_once),
     CASE(an_spsa_run_moves_theta_and_keeps_its_history),
     CASE(sigterm_says_bye_to_workers_and_exits_zero),
+    CASE(a_database_outage_gives_internal_and_loses_nothing_acknowledged),
     { 0 },
 };
 
