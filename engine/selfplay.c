@@ -85,10 +85,15 @@ static void *s_worker(void *arg)
             rc = game_play_pair(ws, &gc, &cfg->a, &cfg->b, rec, &quarters, err, sizeof err);
         char *text[2] = { NULL, NULL };
         if (rc == CAPA_OK && cfg->pgn) {
+            char date[16];
+            time_t now = time(NULL);
+            struct tm tm;
+            gmtime_r(&now, &tm);
+            strftime(date, sizeof date, "%Y.%m.%d", &tm);
             for (int g = 0; g < 2; g++) {
                 char round[32];
                 snprintf(round, sizeof round, "%d.%d", k + 1, g + 1);
-                pgn_tags_t tags = { "capalab selfplay", "capa-engine", NULL, round,
+                pgn_tags_t tags = { "capalab selfplay", "capa-engine", date, round,
                                     g == 0 ? cfg->name_a : cfg->name_b,
                                     g == 0 ? cfg->name_b : cfg->name_a, cfg->pgn_comments };
                 text[g] = pgn_format(&rec[g], &tags);
@@ -188,9 +193,11 @@ double selfplay_elo(const selfplay_stats_t *s)
 void selfplay_print(FILE *f, const selfplay_stats_t *s)
 {
     int games = s->wins + s->draws + s->losses;
+    double elo = selfplay_elo(s);
+    if (fabs(elo) < 0.05)
+        elo = 0.0;  /* no "-0.0" */
     fprintf(f, "pairs %d, games %d: B wins %d, draws %d, losses %d (score %.1f%%, Elo %+.1f)\n",
-            s->pairs, games, s->wins, s->draws, s->losses, 100.0 * selfplay_score(s),
-            selfplay_elo(s));
+            s->pairs, games, s->wins, s->draws, s->losses, 100.0 * selfplay_score(s), elo);
     fprintf(f, "pentanomial (B's pair score 0, 1/4, 1/2, 3/4, 1): [%d, %d, %d, %d, %d]\n",
             s->penta[0], s->penta[1], s->penta[2], s->penta[3], s->penta[4]);
     fprintf(f, "white wins %d, black wins %d, illegal-move endings %d\n", s->white_wins,
