@@ -7,6 +7,7 @@
 #include "admin.h"
 #include "coord.h"
 #include "err.h"
+#include "http.h"
 #include "log.h"
 
 static volatile sig_atomic_t s_stop;
@@ -49,7 +50,18 @@ int main(int argc, char **argv)
         LOG(LOG_ERROR, "%s", err);
         return 1;
     }
+    /* HTTP API and pages (helper http): own threads and database connections;
+     * a port in use is logged and the coordinator serves workers without it. */
+    http_server_t *http = NULL;
+    http_config_t hc;
+    if (http_config_from_coord(&hc, &cfg, err, sizeof err) == 0) {
+        if (http_start(&hc, &http, err, sizeof err) < 0)
+            LOG(LOG_ERROR, "%s", err);
+    } else if (cfg.http[0]) {
+        LOG(LOG_ERROR, "%s", err);
+    }
     int rc = coord_serve(c, &s_stop);
+    http_stop(&http);
     coord_destroy(&c);
     LOG(LOG_INFO, "stopped");
     return rc < 0 ? 1 : 0;

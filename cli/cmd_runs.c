@@ -1,0 +1,492 @@
+/* cmd_runs.c - capa submit, runs, show, watch, stop, pgn. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "progress.h"
+#include "table.h"
+
+#define CLI_DOC_MAX (1u << 20)
+
+static double s_num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *s_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void s_interval(const cJSON *o, double *v, double *lo, double *hi)
+{
+    *v = s_num(o, "value");
+    *lo = *hi = NAN;
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(o, "ci95");
+    if (cJSON_GetArraySize(ci) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(ci, 0)) &&
+        cJSON_IsNumber(cJSON_GetArrayItem(ci, 1))) {
+        *lo = cJSON_GetArrayItem(ci, 0)->valuedouble;
+        *hi = cJSON_GetArrayItem(ci, 1)->valuedouble;
+    }
+}
+
+static void s_time(double ms, char *buf, size_t cap)
+{
+    if (!(ms > 0)) {
+        snprintf(buf, cap, "-");
+        return;
+    }
+    time_t t = (time_t) (ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M", &tm);
+}
+
+static int s_print_table(table_t *t)
+{
+    char *text = t ? table_format(t) : NULL;
+    table_destroy(&t);
+    if (!text) {
+        cli_error("out of memory");
+        return CLI_SERVER;
+    }
+    fputs(text, stdout);
+    free(text);
+    return CLI_OK;
+}
+
+/* ---- submit -------------------------------------------------------------------- */
+
+static char *s_read(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        cli_error("%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(CLI_DOC_MAX + 1);
+    size_t n = buf ? fread(buf, 1, CLI_DOC_MAX + 1, f) : 0;
+    bool bad = buf && ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (!buf || bad || n > CLI_DOC_MAX) {
+        cli_error("%s: %s", path, !buf ? "out of memory" : bad ? "cannot read" :
+                  "larger than 1 MiB");
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+int cmd_submit(const cli_opts_t *o, const cli_args_t *a)
+{
+    int rc = cli_check_args(a, NULL, 1, "submit FILE.json");
+    if (rc)
+        return rc;
+    size_t len = 0;
+    char *doc = s_read(a->argv[0], &len);
+    if (!doc)
+        return CLI_USAGE;
+    cJSON *out = NULL;
+    rc = cli_post_json(o, "/api/runs", doc, len, &out);
+    free(doc);
+    if (rc)
+        return rc;
+    if (o->json)
+        cli_print_json(out);
+    else
+        printf("%.0f\n", s_num(out, "id"));
+    cJSON_Delete(out);
+    return CLI_OK;
+}
+
+/* ---- runs ---------------------------------------------------------------------- */
+
+static bool s_query_ok(const char *v)
+{
+    for (const char *p = v; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == ','))
+            return false;
+    return true;
+}
+
+int cmd_runs(const cli_opts_t *o, const cli_args_t *a)
+{
+    static const char *const allowed[] = { "status", "kind", "limit", NULL };
+    int rc = cli_check_args(a, allowed, 0, "runs [--status S] [--kind K] [--limit N]");
+    if (rc)
+        return rc;
+    char path[256] = "/api/runs";
+    char sep = '?';
+    for (int i = 0; allowed[i]; i++) {
+        const char *v = cli_opt(a, allowed[i]);
+        if (!v)
+            continue;
+        if (!s_query_ok(v) || strlen(v) > 60) {
+            cli_error("--%s \"%s\": letters, digits and commas only", allowed[i], v);
+            return CLI_USAGE;
+        }
+        size_t n = strlen(path);
+        snprintf(path + n, sizeof path - n, "%c%s=%s", sep, allowed[i], v);
+        sep = '&';
+    }
+    cJSON *out = NULL;
+    rc = cli_get_json(o, path, &out);
+    if (rc)
+        return rc;
+    if (o->json) {
+        cli_print_json(out);
+        cJSON_Delete(out);
+        return CLI_OK;
+    }
+    static const char *const heads[] = { "id", "kind", "status", "name", "pairs", "planned",
+                                         "result", "created (UTC)" };
+    table_t *t = table_new(8, heads, "rlllrrll");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "runs")) {
+        char when[32];
+        s_time(s_num(r, "created_at_ms"), when, sizeof when);
+        const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
+        table_addf(t, "%.0f", s_num(r, "id"));
+        table_addf(t, "%s", s_str(r, "kind"));
+        table_addf(t, "%s", s_str(r, "status"));
+        table_addf(t, "%s", s_str(r, "name"));
+        table_addf(t, "%.0f", s_num(r, "pairs"));
+        table_addf(t, "%.0f", s_num(r, "pairs_planned"));
+        table_addf(t, "%s", s_str(res, "verdict"));
+        table_addf(t, "%s", when);
+    }
+    cJSON_Delete(out);
+    return s_print_table(t);
+}
+
+/* ---- show ---------------------------------------------------------------------- */
+
+static void s_print_interval(const char *label, const cJSON *o, const char *fmt)
+{
+    double v, lo, hi;
+    s_interval(o, &v, &lo, &hi);
+    printf("  %-14s ", label);
+    if (!isfinite(v)) {
+        puts("-");
+        return;
+    }
+    printf(fmt, v);
+    if (isfinite(lo) && isfinite(hi)) {
+        fputs("  [", stdout);
+        printf(fmt, lo);
+        fputs(", ", stdout);
+        printf(fmt, hi);
+        fputs("]", stdout);
+    }
+    putchar('\n');
+}
+
+static void s_show_values(const cJSON *rep)
+{
+    static const char *const names[] = { "P Pawn", "N Knight", "B Bishop", "R Rook",
+                                         "A Archbishop", "C Chancellor", "Q Queen" };
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
+    const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
+    if (cJSON_IsObject(pieces)) {
+        printf("piece values (pawns, 95%% interval), %.0f games:\n", s_num(vals, "games"));
+        static const char *const heads[] = { "piece", "value", "low", "high" };
+        table_t *t = table_new(4, heads, "lrrr");
+        for (int p = 0; p < 7; p++) {
+            char key[2] = { names[p][0], 0 };
+            const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
+            if (!cJSON_IsObject(pv))
+                continue;
+            double v, lo, hi;
+            s_interval(pv, &v, &lo, &hi);
+            table_addf(t, "%s", names[p] + 2);
+            table_addf(t, "%.2f", v);
+            table_addf(t, isfinite(lo) ? "%.2f" : "-", lo);
+            table_addf(t, isfinite(hi) ? "%.2f" : "-", hi);
+        }
+        s_print_table(t);
+    } else {
+        printf("piece values: %s\n", s_str(rep, "values_error"));
+    }
+    puts("imbalances (side under test):");
+    static const char *const heads[] = { "imbalance", "games", "W", "D", "L", "score" };
+    table_t *t = table_new(6, heads, "lrrrrr");
+    const cJSON *im;
+    cJSON_ArrayForEach(im, cJSON_GetObjectItemCaseSensitive(rep, "imbalances")) {
+        table_addf(t, "%s", s_str(im, "name"));
+        table_addf(t, "%.0f", s_num(im, "games"));
+        table_addf(t, "%.0f", s_num(im, "wins"));
+        table_addf(t, "%.0f", s_num(im, "draws"));
+        table_addf(t, "%.0f", s_num(im, "losses"));
+        double sc = s_num(im, "score");
+        table_addf(t, isfinite(sc) ? "%.3f" : "-", sc);
+    }
+    s_print_table(t);
+}
+
+static void s_show(const cJSON *rep)
+{
+    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
+    char when[32];
+    printf("run %.0f: %s\n", s_num(rep, "id"), s_str(rep, "name"));
+    printf("  kind %s, status %s, priority %.0f, seed %.0f\n", s_str(rep, "kind"),
+           s_str(rep, "status"), s_num(rep, "priority"), s_num(rep, "seed"));
+    s_time(s_num(rep, "created_at_ms"), when, sizeof when);
+    printf("  pairs %.0f of %.0f, CPU %.2f h, created %s UTC\n", s_num(tot, "pairs"),
+           s_num(rep, "pairs_planned"), s_num(tot, "cpu_ms") / 3.6e6, when);
+    const char *kind = s_str(rep, "kind");
+    if (strcmp(kind, "sprt") == 0) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "sprt");
+        printf("SPRT %s [%g, %g], alpha %g, beta %g\n",
+               strcmp(s_str(s, "model"), "logistic") == 0 ? "Elo" : "nElo", s_num(s, "elo0"),
+               s_num(s, "elo1"), s_num(s, "alpha"), s_num(s, "beta"));
+        printf("  %-14s %.3f  (%.3f, %.3f)  %s\n", "LLR", s_num(s, "llr"),
+               s_num(s, "lower_bound"), s_num(s, "upper_bound"), s_str(s, "verdict"));
+        s_print_interval("Elo", cJSON_GetObjectItemCaseSensitive(s, "elo"), "%.2f");
+        s_print_interval("nElo", cJSON_GetObjectItemCaseSensitive(s, "nelo"), "%.2f");
+        printf("  %-14s %.1f%%\n", "LOS", s_num(s, "los") * 100);
+        printf("  %-14s %.0f / %.0f / %.0f\n", "W / D / L", s_num(s, "wins"), s_num(s, "draws"),
+               s_num(s, "losses"));
+        const cJSON *pt = cJSON_GetObjectItemCaseSensitive(s, "penta");
+        printf("  %-14s", "pentanomial");
+        const cJSON *e;
+        cJSON_ArrayForEach(e, pt)
+            printf(" %.0f", e->valuedouble);
+        putchar('\n');
+    } else if (strcmp(kind, "values") == 0) {
+        s_show_values(rep);
+    } else if (strcmp(kind, "spsa") == 0) {
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(rep, "spsa");
+        printf("SPSA iteration %.0f of %.0f\n", s_num(sp, "iteration"), s_num(sp, "iterations"));
+        static const char *const heads[] = { "parameter", "theta" };
+        table_t *t = table_new(2, heads, "lr");
+        const cJSON *th;
+        cJSON_ArrayForEach(th, cJSON_GetObjectItemCaseSensitive(sp, "theta")) {
+            table_addf(t, "%s", th->string);
+            table_addf(t, "%.2f", th->valuedouble);
+        }
+        s_print_table(t);
+    }
+}
+
+int cmd_show(const cli_opts_t *o, const cli_args_t *a)
+{
+    int rc = cli_check_args(a, NULL, 1, "show ID");
+    if (rc)
+        return rc;
+    int64_t id = cli_parse_id(a->argv[0]);
+    if (id < 0)
+        return CLI_USAGE;
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", (long long) id);
+    cJSON *rep = NULL;
+    rc = cli_get_json(o, path, &rep);
+    if (rc)
+        return rc;
+    if (o->json)
+        cli_print_json(rep);
+    else
+        s_show(rep);
+    cJSON_Delete(rep);
+    return CLI_OK;
+}
+
+/* ---- watch --------------------------------------------------------------------- */
+
+static volatile sig_atomic_t s_interrupted;
+
+static void s_on_sigint(int sig)
+{
+    (void) sig;
+    s_interrupted = 1;
+}
+
+/* One status line of a report into buf. */
+static void s_watch_line(const cJSON *rep, char *buf, size_t cap)
+{
+    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
+    double done = s_num(tot, "pairs"), planned = s_num(rep, "pairs_planned");
+    char bar[96];
+    progress_bar(bar, sizeof bar, 24, done, planned);
+    int n = snprintf(buf, cap, "run %.0f %s %s %.0f/%.0f pairs", s_num(rep, "id"),
+                     s_str(rep, "status"), bar, done, planned);
+    if (n < 0 || (size_t) n >= cap)
+        return;
+    const char *kind = s_str(rep, "kind");
+    if (strcmp(kind, "sprt") == 0) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "sprt");
+        char llr[96];
+        progress_llr(llr, sizeof llr, 21, s_num(s, "llr"), s_num(s, "lower_bound"),
+                     s_num(s, "upper_bound"));
+        double v, lo, hi;
+        bool logistic = strcmp(s_str(s, "model"), "logistic") == 0;
+        s_interval(cJSON_GetObjectItemCaseSensitive(s, logistic ? "elo" : "nelo"), &v, &lo, &hi);
+        snprintf(buf + n, cap - (size_t) n, " | LLR %.2f %s | %s %+.1f [%+.1f, %+.1f]",
+                 s_num(s, "llr"), llr, logistic ? "Elo" : "nElo", v, lo, hi);
+    } else if (strcmp(kind, "values") == 0) {
+        const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(rep, "values"), "values");
+        const char *order = "NBRACQ";
+        for (const char *p = order; *p; p++) {
+            char key[2] = { *p, 0 };
+            const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
+            if (!cJSON_IsObject(pv))
+                continue;
+            double v, lo, hi;
+            s_interval(pv, &v, &lo, &hi);
+            size_t len = strlen(buf);
+            snprintf(buf + len, cap - len, " | %s %.2f [%.2f, %.2f]", key, v, lo, hi);
+        }
+    } else if (strcmp(kind, "spsa") == 0) {
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(rep, "spsa");
+        const cJSON *th;
+        cJSON_ArrayForEach(th, cJSON_GetObjectItemCaseSensitive(sp, "theta")) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, cap - len, " | %s %.1f", th->string, th->valuedouble);
+        }
+    }
+    for (char *p = buf; *p; p++)   /* names come from users: no escapes to the terminal */
+        if ((unsigned char) *p < 0x20)
+            *p = '?';
+}
+
+static bool s_ended(const char *status)
+{
+    return strcmp(status, "finished") == 0 || strcmp(status, "stopped") == 0 ||
+           strcmp(status, "failed") == 0;
+}
+
+int cmd_watch(const cli_opts_t *o, const cli_args_t *a)
+{
+    static const char *const allowed[] = { "interval", NULL };
+    int rc = cli_check_args(a, allowed, 1, "watch ID [--interval SECONDS]");
+    if (rc)
+        return rc;
+    int64_t id = cli_parse_id(a->argv[0]);
+    if (id < 0)
+        return CLI_USAGE;
+    int interval_ms = o->interval_ms;
+    const char *iv = cli_opt(a, "interval");
+    if (iv) {
+        char *end;
+        double s = strtod(iv, &end);
+        if (!*iv || *end || !(s >= 0.05 && s <= 3600)) {
+            cli_error("--interval takes seconds, 0.05 .. 3600");
+            return CLI_USAGE;
+        }
+        interval_ms = (int) (s * 1000);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = s_on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    bool tty = isatty(STDOUT_FILENO);
+    char path[64], line[2048], last[2048] = "";
+    snprintf(path, sizeof path, "/api/runs/%lld/report", (long long) id);
+    int failures = 0;
+    for (;;) {
+        cJSON *rep = NULL;
+        rc = cli_get_json(o, path, &rep);
+        if (rc == CLI_UNREACHABLE || rc == CLI_SERVER) {
+            /* A coordinator restart: keep trying for a while. */
+            if (++failures > 30)
+                return rc;
+        } else if (rc) {
+            return rc;
+        } else {
+            failures = 0;
+            const char *status = s_str(rep, "status");
+            if (o->json) {
+                char *text = cJSON_PrintUnformatted(rep);
+                if (text)
+                    puts(text);
+                free(text);
+            } else {
+                s_watch_line(rep, line, sizeof line);
+                if (tty)
+                    printf("\r\033[K%s", line);
+                else if (strcmp(line, last) != 0)
+                    puts(line);
+                snprintf(last, sizeof last, "%s", line);
+            }
+            fflush(stdout);
+            if (s_ended(status)) {
+                if (tty && !o->json)
+                    putchar('\n');
+                const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "sprt");
+                bool pass = strcmp(status, "finished") == 0 &&
+                            (!cJSON_IsObject(s) || strcmp(s_str(s, "verdict"), "H0") != 0);
+                cJSON_Delete(rep);
+                return pass ? CLI_OK : CLI_RUN_FAILED;
+            }
+            cJSON_Delete(rep);
+        }
+        for (int waited = 0; waited < interval_ms && !s_interrupted; waited += 50)
+            usleep(50 * 1000);
+        if (s_interrupted) {
+            if (tty && !o->json)
+                putchar('\n');
+            return CLI_OK;
+        }
+    }
+}
+
+/* ---- stop, pgn ----------------------------------------------------------------- */
+
+int cmd_stop(const cli_opts_t *o, const cli_args_t *a)
+{
+    int rc = cli_check_args(a, NULL, 1, "stop ID");
+    if (rc)
+        return rc;
+    int64_t id = cli_parse_id(a->argv[0]);
+    if (id < 0)
+        return CLI_USAGE;
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) id);
+    cJSON *out = NULL;
+    rc = cli_post_json(o, path, NULL, 0, &out);
+    if (rc)
+        return rc;
+    if (o->json)
+        cli_print_json(out);
+    else
+        printf("run %lld stopped\n", (long long) id);
+    cJSON_Delete(out);
+    return CLI_OK;
+}
+
+int cmd_pgn(const cli_opts_t *o, const cli_args_t *a)
+{
+    int rc = cli_check_args(a, NULL, 1, "pgn ID > games.pgn");
+    if (rc)
+        return rc;
+    int64_t id = cli_parse_id(a->argv[0]);
+    if (id < 0)
+        return CLI_USAGE;
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/pgn", (long long) id);
+    client_response_t r;
+    cli_opts_t slow = *o;
+    slow.timeout_s = 600;
+    rc = cli_fetch(&slow, "GET", path, NULL, 0, &r);
+    if (rc)
+        return rc;
+    size_t len = r.len;
+    size_t w = fwrite(r.body, 1, len, stdout);
+    client_response_free(&r);
+    if (w != len || fflush(stdout) != 0) {
+        cli_error("cannot write the PGN: %s", strerror(errno));
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}

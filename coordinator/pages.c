@@ -1,0 +1,729 @@
+/* pages.c - the report pages: server-rendered HTML with a little inline CSS
+ * and inline SVG charts (pages_svg.h). Everything that came from users (run
+ * names, contributor and worker names, parameter names) is HTML-escaped. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "err.h"
+#include "http_buf.h"
+#include "http_int.h"
+#include "pages_svg.h"
+#include "report.h"
+#include "rundoc.h"
+#include "stats_elo.h"
+#include "stats_sprt.h"
+#include "stats_values.h"
+
+#define PAGES_PAIRS_MAX 400000   /* pairs read back for the charts of one run */
+#define PAGES_POINTS 120         /* points of the LLR and Elo paths */
+#define PAGES_FITS 10            /* prefix fits of the piece-value convergence chart */
+
+static const char CSS[] =
+    "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;"
+    "color:#111827;background:#f9fafb}"
+    "header{background:#1f2937;color:#fff;padding:10px 16px;display:flex;flex-wrap:wrap;"
+    "gap:6px 18px;align-items:baseline}"
+    "header b{font-size:17px;margin-right:10px}header a{color:#d1d5db;text-decoration:none}"
+    "header a:hover{color:#fff}"
+    "main{max-width:980px;margin:0 auto;padding:12px 14px 40px}"
+    "h1{font-size:21px;margin:14px 0 6px}h2{font-size:17px;margin:22px 0 8px}"
+    ".card{background:#fff;border:1px solid #e5e7eb;border-radius:8px;padding:10px 12px;"
+    "margin:10px 0;overflow-x:auto}"
+    "table{border-collapse:collapse;width:100%;font-size:14px}"
+    "th,td{padding:5px 8px;border-bottom:1px solid #eef0f3;text-align:left;white-space:nowrap}"
+    "th{color:#4b5563;font-weight:600;background:#f9fafb}td.n,th.n{text-align:right;"
+    "font-variant-numeric:tabular-nums}"
+    "a{color:#1d4ed8}"
+    ".bar{background:#e5e7eb;border-radius:4px;height:8px;min-width:80px;position:relative}"
+    ".bar i{display:block;background:#2563eb;height:8px;border-radius:4px}"
+    ".tag{display:inline-block;padding:1px 7px;border-radius:9px;font-size:12px;"
+    "background:#e5e7eb}"
+    ".running{background:#dbeafe;color:#1e40af}.finished{background:#dcfce7;color:#166534}"
+    ".stopped{background:#fef3c7;color:#92400e}.failed{background:#fee2e2;color:#991b1b}"
+    ".H1{background:#dcfce7;color:#166534}.H0{background:#fee2e2;color:#991b1b}"
+    ".kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;font-size:14px}"
+    ".kv span:nth-child(odd){color:#4b5563}"
+    ".muted{color:#6b7280}svg.chart{display:block;margin:6px 0}";
+
+static void s_open(http_buf_t *b, const char *title)
+{
+    http_buf_puts(b, "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+                     "<title>");
+    http_buf_html(b, title);
+    http_buf_puts(b, " - capalab</title><style>");
+    http_buf_puts(b, CSS);
+    http_buf_puts(b, "</style></head><body><header><b>capalab</b><a href=\"/\">Runs</a>"
+                     "<a href=\"/values\">Piece values</a><a href=\"/workers\">Workers</a>"
+                     "<a href=\"/contributors\">Contributors</a></header><main>");
+}
+
+static int s_close(http_req_t *req, http_buf_t *b)
+{
+    http_buf_puts(b, "</main></body></html>\n");
+    size_t len = 0;
+    char *text = http_buf_take(b, &len);
+    if (!text)
+        return http_reply_error(req, 500, "internal", "out of memory");
+    static const char *const headers[] = {
+        "Content-Security-Policy",
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'none'",
+        NULL };
+    return http_reply_headers(req, 200, "text/html; charset=utf-8", text, len, headers);
+}
+
+static void s_time(http_buf_t *b, double ms)
+{
+    if (ms <= 0) {
+        http_buf_puts(b, "-");
+        return;
+    }
+    time_t t = (time_t) (ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char s[32];
+    strftime(s, sizeof s, "%Y-%m-%d %H:%M", &tm);
+    http_buf_puts(b, s);
+}
+
+static double s_num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *s_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* {"value": v, "ci95": [lo, hi]} */
+static void s_interval(const cJSON *o, double *v, double *lo, double *hi)
+{
+    *v = s_num(o, "value");
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(o, "ci95");
+    *lo = *hi = NAN;
+    if (cJSON_GetArraySize(ci) == 2) {
+        const cJSON *a = cJSON_GetArrayItem(ci, 0), *z = cJSON_GetArrayItem(ci, 1);
+        if (cJSON_IsNumber(a) && cJSON_IsNumber(z)) {
+            *lo = a->valuedouble;
+            *hi = z->valuedouble;
+        }
+    }
+}
+
+static void s_tag(http_buf_t *b, const char *cls, const char *text)
+{
+    http_buf_puts(b, "<span class=\"tag ");
+    http_buf_html(b, cls);
+    http_buf_puts(b, "\">");
+    http_buf_html(b, text);
+    http_buf_puts(b, "</span>");
+}
+
+static void s_bar(http_buf_t *b, double done, double planned)
+{
+    double f = planned > 0 ? done / planned : 0;
+    if (!(f >= 0))
+        f = 0;
+    if (f > 1)
+        f = 1;
+    http_buf_printf(b, "<div class=\"bar\" title=\"%.0f of %.0f\"><i style=\"width:%.1f%%\"></i>"
+                       "</div>", done, planned, f * 100);
+}
+
+/* ---- the run list ---------------------------------------------------------------- */
+
+int pages_runs(http_req_t *req)
+{
+    int rc = MHD_NO;
+    cJSON *o = http_api_runs_json(req, &rc);
+    if (!o)
+        return rc;   /* the builder queued its error reply */
+    http_buf_t b = { 0 };
+    s_open(&b, "Runs");
+    http_buf_puts(&b, "<h1>Runs</h1><div class=\"card\"><table><tr><th class=\"n\">id</th>"
+                      "<th>name</th><th>kind</th><th>status</th><th>progress</th>"
+                      "<th class=\"n\">pairs</th><th>result</th><th>created (UTC)</th></tr>");
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(o, "runs");
+    const cJSON *r;
+    cJSON_ArrayForEach(r, runs) {
+        double id = s_num(r, "id");
+        http_buf_printf(&b, "<tr><td class=\"n\"><a href=\"/runs/%.0f\">%.0f</a></td><td>"
+                            "<a href=\"/runs/%.0f\">", id, id, id);
+        http_buf_html(&b, s_str(r, "name"));
+        http_buf_puts(&b, "</a></td><td>");
+        http_buf_html(&b, s_str(r, "kind"));
+        http_buf_puts(&b, "</td><td>");
+        s_tag(&b, s_str(r, "status"), s_str(r, "status"));
+        http_buf_puts(&b, "</td><td>");
+        s_bar(&b, s_num(r, "pairs"), s_num(r, "pairs_planned"));
+        http_buf_printf(&b, "</td><td class=\"n\">%.0f / %.0f</td><td>", s_num(r, "pairs"),
+                        s_num(r, "pairs_planned"));
+        const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
+        const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(res, "verdict");
+        if (cJSON_IsString(verdict))
+            s_tag(&b, verdict->valuestring, verdict->valuestring);
+        http_buf_puts(&b, "</td><td>");
+        s_time(&b, s_num(r, "created_at_ms"));
+        http_buf_puts(&b, "</td></tr>");
+    }
+    if (cJSON_GetArraySize(runs) == 0)
+        http_buf_puts(&b, "<tr><td colspan=\"8\" class=\"muted\">no runs yet</td></tr>");
+    http_buf_puts(&b, "</table></div>");
+    cJSON_Delete(o);
+    return s_close(req, &b);
+}
+
+/* ---- one run ---------------------------------------------------------------------- */
+
+/* Every stored pair of a run in pair order (at most PAGES_PAIRS_MAX). */
+static int s_pairs(store_t *st, int64_t run_id, store_pair_row_t **rows_p, size_t *n_out)
+{
+    *rows_p = NULL;
+    *n_out = 0;
+    store_pair_row_t *all = NULL;
+    size_t n = 0;
+    int64_t from = 0;
+    while (n < PAGES_PAIRS_MAX) {
+        store_pair_row_t *rows = NULL;
+        size_t got = 0;
+        int rc = store_pairs_list(st, run_id, from, 1000, &rows, &got);
+        if (rc < 0) {
+            free(all);
+            return rc;
+        }
+        if (got == 0) {
+            free(rows);
+            break;
+        }
+        store_pair_row_t *na = realloc(all, (n + got) * sizeof *all);
+        if (!na) {
+            free(rows);
+            free(all);
+            return CAPA_ENOMEM;
+        }
+        all = na;
+        size_t keep = 0;
+        for (size_t i = 0; i < got; i++)
+            if (!rows[i].excluded)
+                all[n + keep++] = rows[i];
+        n += keep;
+        from = rows[got - 1].pair_no + 1;
+        free(rows);
+        if (got < 1000)
+            break;
+    }
+    *rows_p = all;
+    *n_out = n;
+    return 0;
+}
+
+static int s_b_half_points(const store_pair_row_t *p, int g)
+{
+    return p->b_white[g] ? p->result[g] : 2 - p->result[g];
+}
+
+static void s_sprt_charts(http_buf_t *b, const store_pair_row_t *rows, size_t n,
+                          const cJSON *sprt)
+{
+    stats_sprt_params_t p;
+    stats_sprt_params_default(&p);
+    p.elo0 = s_num(sprt, "elo0");
+    p.elo1 = s_num(sprt, "elo1");
+    p.alpha = s_num(sprt, "alpha");
+    p.beta = s_num(sprt, "beta");
+    p.model = strcmp(s_str(sprt, "model"), "logistic") == 0 ? STATS_MODEL_LOGISTIC
+                                                              : STATS_MODEL_NORMALIZED;
+    size_t pts = n < PAGES_POINTS ? n : PAGES_POINTS;
+    double *x = calloc(pts + 1, sizeof *x), *llr = calloc(pts + 1, sizeof *x);
+    double *elo = calloc(pts + 1, sizeof *x), *lo = calloc(pts + 1, sizeof *x),
+           *hi = calloc(pts + 1, sizeof *x);
+    if (!x || !llr || !elo || !lo || !hi)
+        goto out;
+    stats_counts_t c;
+    memset(&c, 0, sizeof c);
+    size_t k = 0, next = 0;
+    char err[256];
+    bool logistic = p.model == STATS_MODEL_LOGISTIC;
+    for (size_t i = 0; i < n && k < pts; i++) {
+        stats_counts_add_pair(&c, s_b_half_points(&rows[i], 0), s_b_half_points(&rows[i], 1));
+        next = (k + 1) * n / pts;
+        if (i + 1 < next)
+            continue;
+        x[k] = (double) (i + 1);
+        if (stats_sprt_llr(&p, &c, &llr[k], err, sizeof err) < 0)
+            llr[k] = NAN;
+        stats_estimate_t e;
+        if (stats_estimate(&c, 0, &e, err, sizeof err) == 0) {
+            elo[k] = logistic ? e.elo : e.nelo;
+            lo[k] = logistic ? e.elo_lo : e.nelo_lo;
+            hi[k] = logistic ? e.elo_hi : e.nelo_hi;
+        } else {
+            elo[k] = lo[k] = hi[k] = NAN;
+        }
+        k++;
+    }
+    pages_series_t s = { .x = x, .y = llr, .n = k, .label = "LLR", .color = "#2563eb" };
+    pages_hline_t h[3] = { { s_num(sprt, "lower_bound"), "accept H0", "#dc2626" },
+                           { s_num(sprt, "upper_bound"), "accept H1", "#16a34a" },
+                           { 0, NULL, "#9ca3af" } };
+    pages_chart_t ch = { .title = "Log-likelihood ratio", .xlabel = "pairs", .ylabel = "LLR",
+                         .series = &s, .n_series = 1, .hlines = h, .n_hlines = 2 };
+    pages_svg_chart(b, &ch);
+    pages_series_t se = { .x = x, .y = elo, .lo = lo, .hi = hi, .n = k,
+                          .label = logistic ? "Elo, 95% interval" : "nElo, 95% interval",
+                          .color = "#9333ea" };
+    pages_hline_t he[2] = { { p.elo0, "elo0", "#dc2626" }, { p.elo1, "elo1", "#16a34a" } };
+    pages_chart_t ce = { .title = logistic ? "Elo over pairs" : "Normalized Elo over pairs",
+                         .xlabel = "pairs", .ylabel = logistic ? "Elo" : "nElo",
+                         .series = &se, .n_series = 1, .hlines = he, .n_hlines = 2 };
+    pages_svg_chart(b, &ce);
+out:
+    free(x);
+    free(llr);
+    free(elo);
+    free(lo);
+    free(hi);
+}
+
+static void s_interval_text(http_buf_t *b, const cJSON *o, const char *fmt)
+{
+    double v, lo, hi;
+    s_interval(o, &v, &lo, &hi);
+    if (!isfinite(v)) {
+        http_buf_puts(b, "-");
+        return;
+    }
+    http_buf_printf(b, fmt, v);
+    if (isfinite(lo) && isfinite(hi)) {
+        http_buf_puts(b, " <span class=\"muted\">[");
+        http_buf_printf(b, fmt, lo);
+        http_buf_puts(b, ", ");
+        http_buf_printf(b, fmt, hi);
+        http_buf_puts(b, "]</span>");
+    }
+}
+
+static void s_sprt_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *rep)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "sprt");
+    if (!cJSON_IsObject(s))
+        return;
+    http_buf_puts(b, "<h2>SPRT</h2><div class=\"card\"><div class=\"kv\">");
+    http_buf_printf(b, "<span>hypotheses</span><span>%s [%g, %g], alpha %g, beta %g</span>",
+                    strcmp(s_str(s, "model"), "logistic") == 0 ? "Elo" : "nElo",
+                    s_num(s, "elo0"), s_num(s, "elo1"), s_num(s, "alpha"), s_num(s, "beta"));
+    http_buf_printf(b, "<span>LLR</span><span>%.3f <span class=\"muted\">(%.3f, %.3f)</span> ",
+                    s_num(s, "llr"), s_num(s, "lower_bound"), s_num(s, "upper_bound"));
+    const char *v = s_str(s, "verdict");
+    s_tag(b, v, v);
+    http_buf_puts(b, "</span><span>Elo</span><span>");
+    s_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "elo"), "%.2f");
+    http_buf_puts(b, "</span><span>nElo</span><span>");
+    s_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "nelo"), "%.2f");
+    http_buf_puts(b, "</span><span>score</span><span>");
+    s_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "score"), "%.4f");
+    http_buf_printf(b, "</span><span>LOS</span><span>%.1f%%</span>", s_num(s, "los") * 100);
+    http_buf_printf(b, "<span>games W / D / L</span><span>%.0f / %.0f / %.0f</span>",
+                    s_num(s, "wins"), s_num(s, "draws"), s_num(s, "losses"));
+    http_buf_puts(b, "<span>pentanomial</span><span>");
+    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(s, "penta");
+    const cJSON *e;
+    bool first = true;
+    cJSON_ArrayForEach(e, pt) {
+        http_buf_printf(b, "%s%.0f", first ? "" : ", ", e->valuedouble);
+        first = false;
+    }
+    http_buf_puts(b, "</span></div></div><div class=\"card\">");
+    store_pair_row_t *rows = NULL;
+    size_t n = 0;
+    if (s_pairs(st, id, &rows, &n) == 0)
+        s_sprt_charts(b, rows, n, s);
+    else
+        http_buf_puts(b, "<p class=\"muted\">the pairs cannot be read now</p>");
+    free(rows);
+    http_buf_puts(b, "</div>");
+}
+
+static int s_piece(char c)
+{
+    const char *letters = "PNBRACQ";
+    const char *p = c ? strchr(letters, c) : NULL;
+    return p ? (int) (p - letters) : -1;
+}
+
+/* Values estimated by fits on growing prefixes of the pairs. */
+static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const char *doc_text)
+{
+    rundoc_t *doc = NULL;
+    char err[512];
+    if (!doc_text || rundoc_parse(doc_text, strlen(doc_text), NULL, NULL, &doc, err, sizeof err) < 0)
+        return;
+    store_pair_row_t *rows = NULL;
+    size_t n = 0;
+    stats_game_t *games = NULL;
+    if (s_pairs(st, id, &rows, &n) < 0 || n == 0)
+        goto out;
+    games = calloc(2 * n, sizeof *games);
+    if (!games)
+        goto out;
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rundoc_imbalance_t *im = NULL;
+        for (size_t k = 0; k < doc->imbalance_count; k++)
+            if (strcmp(doc->imbalances[k].name, rows[i].imbalance) == 0)
+                im = &doc->imbalances[k];
+        if (!im)
+            continue;
+        for (int g = 0; g < 2; g++) {
+            stats_game_t *gm = &games[ng++];
+            for (const char *c = im->side; *c; c++)
+                if (s_piece(*c) >= 0)
+                    gm->diff[s_piece(*c)]++;
+            for (const char *c = im->other; *c; c++)
+                if (s_piece(*c) >= 0)
+                    gm->diff[s_piece(*c)]--;
+            gm->test_white = rows[i].b_white[g];
+            gm->score = s_b_half_points(&rows[i], g) / 2.0;
+            gm->pair = rows[i].pair_no;
+        }
+    }
+    double x[PAGES_FITS], v[STATS_PIECE_NB][PAGES_FITS], lo[STATS_PIECE_NB][PAGES_FITS],
+        hi[STATS_PIECE_NB][PAGES_FITS];
+    bool seen[STATS_PIECE_NB] = { false };
+    size_t k = 0;
+    for (int f = 1; f <= PAGES_FITS; f++) {
+        size_t upto = ng * (size_t) f / PAGES_FITS;
+        upto -= upto % 2;
+        if (upto < 4)
+            continue;
+        stats_values_t *fit = NULL;
+        x[k] = upto / 2.0;
+        for (int p = 0; p < STATS_PIECE_NB; p++)
+            v[p][k] = lo[p][k] = hi[p][k] = NAN;
+        if (stats_values_fit(games, upto, &fit, err, sizeof err) == 0) {
+            for (int p = 1; p < STATS_PIECE_NB; p++)
+                if (fit->piece[p].estimated) {
+                    seen[p] = true;
+                    v[p][k] = fit->piece[p].value;
+                    lo[p][k] = fit->piece[p].lo;
+                    hi[p][k] = fit->piece[p].hi;
+                }
+            stats_values_destroy(&fit);
+        }
+        k++;
+    }
+    pages_series_t series[STATS_PIECE_NB];
+    static const char *const names[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
+                                                       "Archbishop", "Chancellor", "Queen" };
+    size_t ns = 0;
+    for (int p = 1; p < STATS_PIECE_NB; p++)
+        if (seen[p]) {
+            series[ns] = (pages_series_t) { .x = x, .y = v[p], .lo = lo[p], .hi = hi[p], .n = k,
+                                            .label = names[p], .color = pages_svg_color(ns) };
+            ns++;
+        }
+    pages_chart_t ch = { .title = "Piece values as games arrive (pawns, 95% bands)",
+                         .xlabel = "pairs", .ylabel = "pawns", .series = series,
+                         .n_series = ns };
+    pages_svg_chart(b, &ch);
+out:
+    free(games);
+    free(rows);
+    rundoc_destroy(&doc);
+}
+
+static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *rep,
+                             const char *doc_text)
+{
+    http_buf_puts(b, "<h2>Piece values</h2><div class=\"card\">");
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
+    const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
+    if (cJSON_IsObject(pieces)) {
+        static const char *const names[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
+                                                           "Archbishop", "Chancellor", "Queen" };
+        const char *labels[STATS_PIECE_NB];
+        double v[STATS_PIECE_NB], lo[STATS_PIECE_NB], hi[STATS_PIECE_NB];
+        size_t n = 0;
+        for (int p = 0; p < STATS_PIECE_NB; p++) {
+            char key[2] = { stats_piece_letter(p), 0 };
+            const cJSON *o = cJSON_GetObjectItemCaseSensitive(pieces, key);
+            if (!cJSON_IsObject(o))
+                continue;
+            labels[n] = names[p];
+            s_interval(o, &v[n], &lo[n], &hi[n]);
+            n++;
+        }
+        pages_svg_intervals(b, "Values in pawns (95% intervals)", labels, v, lo, hi, n);
+        http_buf_printf(b, "<p class=\"muted\">%.0f games in %.0f pairs; %.0f Elo per pawn; "
+                           "White scores %.1f%% when material is level.</p>",
+                        s_num(vals, "games"), s_num(vals, "pairs"), s_num(vals, "elo_per_pawn"),
+                        s_num(vals, "white_score") * 100);
+    } else {
+        http_buf_puts(b, "<p class=\"muted\">no estimate yet: ");
+        http_buf_html(b, s_str(rep, "values_error"));
+        http_buf_puts(b, "</p>");
+    }
+    s_values_convergence(b, st, id, doc_text);
+    http_buf_puts(b, "</div><h2>Imbalances</h2><div class=\"card\"><table><tr><th>imbalance"
+                     "</th><th>B has</th><th>A has</th><th class=\"n\">games</th>"
+                     "<th class=\"n\">W / D / L</th><th class=\"n\">score</th></tr>");
+    const cJSON *im;
+    cJSON_ArrayForEach(im, cJSON_GetObjectItemCaseSensitive(rep, "imbalances")) {
+        http_buf_puts(b, "<tr><td>");
+        http_buf_html(b, s_str(im, "name"));
+        http_buf_puts(b, "</td><td>");
+        http_buf_html(b, s_str(im, "side"));
+        http_buf_puts(b, "</td><td>");
+        http_buf_html(b, s_str(im, "other"));
+        http_buf_printf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f / %.0f / %.0f</td>",
+                        s_num(im, "games"), s_num(im, "wins"), s_num(im, "draws"),
+                        s_num(im, "losses"));
+        double sc = s_num(im, "score");
+        if (isfinite(sc))
+            http_buf_printf(b, "<td class=\"n\">%.1f%%</td></tr>", sc * 100);
+        else
+            http_buf_puts(b, "<td class=\"n\">-</td></tr>");
+    }
+    http_buf_puts(b, "</table></div>");
+}
+
+static void s_spsa_section(http_buf_t *b, const cJSON *rep)
+{
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(rep, "spsa");
+    if (!cJSON_IsObject(sp))
+        return;
+    http_buf_printf(b, "<h2>SPSA</h2><div class=\"card\"><p>iteration %.0f of %.0f</p>"
+                       "<table><tr><th>parameter</th><th class=\"n\">value</th></tr>",
+                    s_num(sp, "iteration"), s_num(sp, "iterations"));
+    const cJSON *theta = cJSON_GetObjectItemCaseSensitive(sp, "theta");
+    const cJSON *t;
+    cJSON_ArrayForEach(t, theta) {
+        http_buf_puts(b, "<tr><td>");
+        http_buf_html(b, t->string);
+        http_buf_printf(b, "</td><td class=\"n\">%.2f</td></tr>", t->valuedouble);
+    }
+    http_buf_puts(b, "</table>");
+    const cJSON *hist = cJSON_GetObjectItemCaseSensitive(sp, "history");
+    int nh = cJSON_GetArraySize(hist);
+    if (nh > 0) {
+        double *x = calloc((size_t) nh, sizeof *x);
+        cJSON_ArrayForEach(t, theta) {
+            double *y = calloc((size_t) nh, sizeof *y);
+            if (!x || !y) {
+                free(y);
+                break;
+            }
+            int i = 0;
+            const cJSON *h;
+            cJSON_ArrayForEach(h, hist) {
+                x[i] = s_num(h, "iteration");
+                y[i] = s_num(cJSON_GetObjectItemCaseSensitive(h, "theta"), t->string);
+                i++;
+            }
+            pages_series_t s = { .x = x, .y = y, .n = (size_t) nh, .label = t->string };
+            pages_chart_t ch = { .title = t->string, .xlabel = "iteration", .series = &s,
+                                 .n_series = 1, .height = 200 };
+            pages_svg_chart(b, &ch);
+            free(y);
+        }
+        free(x);
+    }
+    http_buf_puts(b, "</div>");
+}
+
+int pages_run(http_req_t *req, int64_t id)
+{
+    store_t *st = http_db(req);
+    if (!st)
+        return http_reply_db_down(req);
+    char err[1024];
+    cJSON *rep = NULL;
+    int rc = report_build(st, id, &rep, err, sizeof err);
+    if (rc == CAPA_ENOTFOUND)
+        return http_reply_error(req, 404, "not_found", "no run %lld", (long long) id);
+    if (rc < 0) {
+        http_db_failed(req);
+        return http_reply_db_down(req);
+    }
+    store_run_t run;
+    memset(&run, 0, sizeof run);
+    store_run_get(st, id, &run);
+    http_buf_t b = { 0 };
+    char title[160];
+    snprintf(title, sizeof title, "Run %lld: %s", (long long) id, s_str(rep, "name"));
+    s_open(&b, title);
+    http_buf_printf(&b, "<h1>Run %lld: ", (long long) id);
+    http_buf_html(&b, s_str(rep, "name"));
+    http_buf_puts(&b, "</h1><div class=\"card\"><div class=\"kv\"><span>kind</span><span>");
+    http_buf_html(&b, s_str(rep, "kind"));
+    http_buf_puts(&b, "</span><span>status</span><span>");
+    s_tag(&b, s_str(rep, "status"), s_str(rep, "status"));
+    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
+    http_buf_printf(&b, "</span><span>pairs</span><span>%.0f of %.0f planned</span>"
+                        "<span>progress</span><span>", s_num(tot, "pairs"),
+                    s_num(rep, "pairs_planned"));
+    s_bar(&b, s_num(tot, "pairs"), s_num(rep, "pairs_planned"));
+    http_buf_printf(&b, "</span><span>CPU</span><span>%.2f hours</span><span>created</span><span>",
+                    s_num(tot, "cpu_ms") / 3.6e6);
+    s_time(&b, s_num(rep, "created_at_ms"));
+    http_buf_puts(&b, "</span><span>finished</span><span>");
+    s_time(&b, s_num(rep, "finished_at_ms"));
+    http_buf_printf(&b, "</span><span>seed, priority</span><span>%.0f, %.0f</span></div>"
+                        "<p><a href=\"/api/runs/%lld\">JSON</a> &middot; "
+                        "<a href=\"/api/runs/%lld/pgn\">PGN</a></p></div>",
+                    s_num(rep, "seed"), s_num(rep, "priority"), (long long) id, (long long) id);
+    const char *kind = s_str(rep, "kind");
+    if (strcmp(kind, "sprt") == 0)
+        s_sprt_section(&b, st, id, rep);
+    else if (strcmp(kind, "values") == 0)
+        s_values_section(&b, st, id, rep, run.doc);
+    else if (strcmp(kind, "spsa") == 0)
+        s_spsa_section(&b, rep);
+    if (run.doc) {
+        cJSON *doc = cJSON_Parse(run.doc);
+        char *pretty = doc ? cJSON_Print(doc) : NULL;
+        http_buf_puts(&b, "<h2>Run document</h2><div class=\"card\"><pre>");
+        http_buf_html(&b, pretty ? pretty : run.doc);
+        http_buf_puts(&b, "</pre></div>");
+        free(pretty);
+        cJSON_Delete(doc);
+    }
+    store_run_clear(&run);
+    cJSON_Delete(rep);
+    return s_close(req, &b);
+}
+
+/* ---- workers, contributors, values ---------------------------------------------- */
+
+int pages_workers(http_req_t *req)
+{
+    int rc = MHD_NO;
+    cJSON *o = http_api_workers_json(req, &rc);
+    if (!o)
+        return rc;   /* the builder queued its error reply */
+    http_buf_t b = { 0 };
+    s_open(&b, "Workers");
+    http_buf_printf(&b, "<h1>Workers</h1><p class=\"muted\">%.0f live (seen in the last %d s)</p>"
+                        "<div class=\"card\"><table><tr><th>worker</th><th>contributor</th>"
+                        "<th></th><th class=\"n\">cores</th><th class=\"n\">knps</th>"
+                        "<th class=\"n\">pairs</th><th class=\"n\">CPU h</th><th>last seen (UTC)"
+                        "</th></tr>", s_num(o, "live"), HTTP_LIVE_SECONDS);
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(o, "workers")) {
+        http_buf_puts(&b, "<tr><td>");
+        http_buf_html(&b, s_str(w, "id"));
+        const char *name = s_str(w, "name");
+        if (*name) {
+            http_buf_puts(&b, " <span class=\"muted\">");
+            http_buf_html(&b, name);
+            http_buf_puts(&b, "</span>");
+        }
+        http_buf_puts(&b, "</td><td>");
+        http_buf_html(&b, s_str(w, "contributor"));
+        http_buf_puts(&b, "</td><td>");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "flagged")))
+            s_tag(&b, "failed", "flagged");
+        else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "live")))
+            s_tag(&b, "finished", "live");
+        else
+            s_tag(&b, "", "away");
+        http_buf_printf(&b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
+                            "<td class=\"n\">%.0f</td><td class=\"n\">%.2f</td><td>",
+                        s_num(w, "cores"), s_num(w, "nps") / 1000, s_num(w, "pairs"),
+                        s_num(w, "cpu_hours"));
+        s_time(&b, s_num(w, "last_seen_ms"));
+        http_buf_puts(&b, "</td></tr>");
+    }
+    http_buf_puts(&b, "</table></div>");
+    cJSON_Delete(o);
+    return s_close(req, &b);
+}
+
+int pages_contributors(http_req_t *req)
+{
+    int rc = MHD_NO;
+    cJSON *o = http_api_contributors_json(req, &rc);
+    if (!o)
+        return rc;   /* the builder queued its error reply */
+    http_buf_t b = { 0 };
+    s_open(&b, "Contributors");
+    http_buf_puts(&b, "<h1>Contributors</h1><div class=\"card\"><table><tr><th>name</th><th></th>"
+                      "<th class=\"n\">workers</th><th class=\"n\">pairs</th>"
+                      "<th class=\"n\">games</th><th class=\"n\">CPU hours</th></tr>");
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(o, "contributors")) {
+        http_buf_puts(&b, "<tr><td>");
+        http_buf_html(&b, s_str(c, "name"));
+        http_buf_puts(&b, "</td><td>");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "revoked")))
+            s_tag(&b, "stopped", "revoked");
+        else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "admin")))
+            s_tag(&b, "running", "admin");
+        http_buf_printf(&b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
+                            "<td class=\"n\">%.0f</td><td class=\"n\">%.2f</td></tr>",
+                        s_num(c, "workers"), s_num(c, "pairs"), s_num(c, "games"),
+                        s_num(c, "cpu_hours"));
+    }
+    http_buf_puts(&b, "</table></div>");
+    cJSON_Delete(o);
+    return s_close(req, &b);
+}
+
+int pages_values(http_req_t *req)
+{
+    int rc = MHD_NO;
+    cJSON *o = http_api_values_json(req, &rc);
+    if (!o)
+        return rc;   /* the builder queued its error reply */
+    http_buf_t b = { 0 };
+    s_open(&b, "Piece values");
+    http_buf_puts(&b, "<h1>Piece values</h1>");
+    const cJSON *study;
+    int count = 0;
+    cJSON_ArrayForEach(study, cJSON_GetObjectItemCaseSensitive(o, "studies")) {
+        count++;
+        double run = s_num(study, "run");
+        http_buf_printf(&b, "<h2><a href=\"/runs/%.0f\">Run %.0f: ", run, run);
+        http_buf_html(&b, s_str(study, "name"));
+        http_buf_puts(&b, "</a> ");
+        s_tag(&b, s_str(study, "status"), s_str(study, "status"));
+        http_buf_puts(&b, "</h2><div class=\"card\">");
+        const cJSON *est = cJSON_GetObjectItemCaseSensitive(study, "values");
+        const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(est, "values");
+        if (!cJSON_IsObject(pieces)) {
+            http_buf_puts(&b, "<p class=\"muted\">no estimate yet: ");
+            http_buf_html(&b, s_str(study, "error"));
+            http_buf_puts(&b, "</p></div>");
+            continue;
+        }
+        static const char *const names[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
+                                                           "Archbishop", "Chancellor", "Queen" };
+        const char *labels[STATS_PIECE_NB];
+        double v[STATS_PIECE_NB], lo[STATS_PIECE_NB], hi[STATS_PIECE_NB];
+        size_t n = 0;
+        for (int p = 0; p < STATS_PIECE_NB; p++) {
+            char key[2] = { stats_piece_letter(p), 0 };
+            const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
+            if (!cJSON_IsObject(pv))
+                continue;
+            labels[n] = names[p];
+            s_interval(pv, &v[n], &lo[n], &hi[n]);
+            n++;
+        }
+        pages_svg_intervals(&b, "Values in pawns (95% intervals)", labels, v, lo, hi, n);
+        http_buf_printf(&b, "<p class=\"muted\">%.0f games, %.0f of %.0f pairs</p></div>",
+                        s_num(est, "games"), s_num(study, "pairs_used"),
+                        s_num(study, "pairs_planned"));
+    }
+    if (!count)
+        http_buf_puts(&b, "<p class=\"muted\">no piece-value study has an estimate yet</p>");
+    cJSON_Delete(o);
+    return s_close(req, &b);
+}
