@@ -19,6 +19,7 @@ set(store_cases
   expired_leases_return_exactly_the_unstored_pairs
   leases_survive_a_new_store_and_extend
   runs_move_through_their_statuses
+  runs_are_listed_in_pages_and_scheduled_by_priority
   spsa_history_and_estimates_round_trip
   sql_injection_looking_names_are_stored_verbatim
   only_token_hashes_are_kept_and_revoked_tokens_fail

@@ -756,6 +756,56 @@ static void runs_move_through_their_statuses(void)
     store_destroy(&st);
 }
 
+static void runs_are_listed_in_pages_and_scheduled_by_priority(void)
+{
+    char ci[512];
+    CHECK(pgtest_create_db("store_pages", ci, sizeof ci) == 0);
+    char err[256];
+    store_t *st = NULL;
+    CHECK(store_open(ci, &st, err, sizeof err) == 0);
+    CHECK(store_migrate(st, CAPA_SOURCE_DIR "/sql", NULL) == 0);
+    int64_t ids[7];
+    int prio[7] = { 0, 3, 0, 3, 1, 0, 9 };
+    for (int i = 0; i < 7; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "run %d", i);
+        store_run_t r = { .kind = STORE_RUN_SPRT, .name = name, .doc = "{}", .pairs_planned = 10,
+                          .priority = prio[i] };
+        CHECK(store_run_insert(st, &r, &ids[i]) == 0);
+    }
+    CHECK(store_run_set_status(st, ids[6], STORE_RUN_FAILED) == 0);
+    store_run_t *runs;
+    size_t n;
+    /* Pending or running, highest priority first, then oldest. */
+    CHECK(store_run_next(st, 10, &runs, &n) == 0);
+    CHECK_EQ_INT(n, 6);
+    int64_t want[6] = { ids[1], ids[3], ids[4], ids[0], ids[2], ids[5] };
+    for (size_t i = 0; i < n; i++)
+        CHECK_EQ_INT(runs[i].id, want[i]);
+    store_run_list_free(&runs, n);
+    /* Newest first, in pages of 3. */
+    store_run_filter_t f = { .limit = 3 };
+    int64_t seen[7];
+    size_t total = 0;
+    for (f.offset = 0;; f.offset += 3) {
+        CHECK(store_run_list(st, &f, &runs, &n) == 0);
+        for (size_t i = 0; i < n; i++)
+            seen[total++] = runs[i].id;
+        store_run_list_free(&runs, n);
+        if (n < 3)
+            break;
+    }
+    CHECK_EQ_INT(total, 7);
+    for (size_t i = 0; i < total; i++)
+        CHECK_EQ_INT(seen[i], ids[6 - i]);
+    f = (store_run_filter_t) { .status_mask = 1u << STORE_RUN_FAILED };
+    CHECK(store_run_list(st, &f, &runs, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(runs[0].id, ids[6]);
+    store_run_list_free(&runs, n);
+    store_destroy(&st);
+}
+
 static void spsa_history_and_estimates_round_trip(void)
 {
     store_t *st = s_store();
@@ -1035,6 +1085,7 @@ static const check_case_t CASES[] = {
     CASE(expired_leases_return_exactly_the_unstored_pairs),
     CASE(leases_survive_a_new_store_and_extend),
     CASE(runs_move_through_their_statuses),
+    CASE(runs_are_listed_in_pages_and_scheduled_by_priority),
     CASE(spsa_history_and_estimates_round_trip),
     CASE(sql_injection_looking_names_are_stored_verbatim),
     CASE(only_token_hashes_are_kept_and_revoked_tokens_fail),
