@@ -27,4 +27,12 @@ if(TARGET capa-coordinator)
   capa_pg_add_test(NAME test_coord_outage
                    COMMAND test_coord a_database_outage_gives_internal_and_loses_nothing_acknowledged
                    TIMEOUT 300)
+  if(TARGET capa-worker)
+    # End to end: real workers play small runs (a few games at 300-400 nodes).
+    add_dependencies(test_coord capa-worker)
+    capa_pg_add_test(NAME test_coord_e2e
+                     COMMAND test_coord an_sprt_run_played_by_real_workers_decides
+                             a_values_study_played_by_real_workers_stores_every_pair_once
+                     TIMEOUT 300)
+  endif()
 endif()

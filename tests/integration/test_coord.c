@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 
 #include <libpq-fe.h>
 
@@ -783,6 +785,129 @@ static void sigterm_says_bye_to_workers_and_exits_zero(void)
     s_down(&fx);
 }
 
+/* ---- end to end with real capa-worker processes ---------------------------- */
+
+static pid_t s_worker_start(fx_t *fx, const char *name)
+{
+    char exe[600], state[600], log[600];
+    snprintf(exe, sizeof exe, "%s/capa-worker", CAPA_BINARY_DIR);
+    snprintf(state, sizeof state, "%s/tests/%s_%s_state", CAPA_BINARY_DIR, fx->name, name);
+    snprintf(log, sizeof log, "%s/tests/%s_%s.log", CAPA_BINARY_DIR, fx->name, name);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", state);
+    if (system(cmd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(exe, exe, "--coordinator", fx->proc.endpoint, "--token", fx->token, "--state-dir",
+              state, "--name", name, "--concurrency", "1", "--batch-pairs", "2",
+              "--batch-seconds", "2", "--grace-seconds", "0", "--ack-wait-ms", "500",
+              (char *) NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void s_worker_stop(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 100; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        usleep(100 * 1000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+/* Waits up to seconds for the run to reach status; true if it did. */
+static bool s_wait_status(fx_t *fx, int64_t run, const char *status, int seconds)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = '%s'",
+             (long long) run, status);
+    for (int i = 0; i < seconds * 5; i++) {
+        if (s_sql(fx, sql) == 1)
+            return true;
+        usleep(200 * 1000);
+    }
+    return false;
+}
+
+static void an_sprt_run_played_by_real_workers_decides(void)
+{
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "2", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_e2e_sprt", extra);
+    /* A plays with its queens and chancellors valued as pawns: B is far stronger. */
+    int64_t run = s_submit(&fx,
+        "{\"kind\":\"sprt\",\"name\":\"e2e\",\"seed\":11,\"variant\":\"caparandom\","
+        "\"game\":{\"nodes\":400,\"max_plies\":300},"
+        "\"a\":{\"QueenValueMg\":100,\"QueenValueEg\":100,\"ChancellorValueMg\":100,"
+        "\"ChancellorValueEg\":100,\"ArchbishopValueMg\":100,\"ArchbishopValueEg\":100},"
+        "\"b\":{},\"elo0\":0,\"elo1\":10,\"max_pairs\":400}");
+    pid_t w1 = s_worker_start(&fx, "w1"), w2 = s_worker_start(&fx, "w2");
+    CHECK(w1 > 0 && w2 > 0);
+    bool done = s_wait_status(&fx, run, "finished", 50);
+    s_worker_stop(w1);
+    s_worker_stop(w2);
+    CHECK_MSG(done, "the run did not finish within 50 s (see %s/tests/coord_e2e_sprt*.log)",
+              CAPA_BINARY_DIR);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT result->>'verdict' FROM runs WHERE id = %lld", (long long) run);
+    char *verdict = s_sql_text(&fx, sql);
+    CHECK(verdict != NULL);
+    CHECK_EQ_STR(verdict, "H1");
+    free(verdict);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND moves1 IS NOT NULL",
+             (long long) run);
+    CHECK(s_sql(&fx, sql) > 0);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT worker_id) FROM pairs WHERE run_id = %lld",
+             (long long) run);
+    CHECK(s_sql(&fx, sql) >= 1);
+    s_down(&fx);
+}
+
+static void a_values_study_played_by_real_workers_stores_every_pair_once(void)
+{
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "2", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_e2e_values", extra);
+    int64_t run = s_submit(&fx,
+        "{\"kind\":\"values\",\"name\":\"e2e\",\"seed\":5,\"variant\":\"caparandom\","
+        "\"positions\":{\"source\":\"crc\"},\"game\":{\"nodes\":300,\"max_plies\":200},"
+        "\"imbalances\":[{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":4},"
+        "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":4}]}");
+    pid_t w1 = s_worker_start(&fx, "w1"), w2 = s_worker_start(&fx, "w2");
+    CHECK(w1 > 0 && w2 > 0);
+    bool done = s_wait_status(&fx, run, "finished", 50);
+    s_worker_stop(w1);
+    s_worker_stop(w2);
+    CHECK_MSG(done, "the study did not finish within 50 s");
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*), count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 8);
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 8);
+    snprintf(sql, sizeof sql, "SELECT min(pair_no) * 100 + max(pair_no) FROM pairs WHERE run_id = %lld",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 7);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM estimates WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND fen2 IS NOT NULL "
+             "AND imbalance IS NOT NULL", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 8);
+    s_down(&fx);
+}
+
 /* Its own PostgreSQL cluster, stopped and started under the coordinator. */
 static int s_own_cluster(const char *cmd, char *conninfo, size_t len)
 {
@@ -891,6 +1016,8 @@ static const check_case_t CASES[] = {
     CASE(an_spsa_run_moves_theta_and_keeps_its_history),
     CASE(sigterm_says_bye_to_workers_and_exits_zero),
     CASE(a_database_outage_gives_internal_and_loses_nothing_acknowledged),
+    CASE(an_sprt_run_played_by_real_workers_decides),
+    CASE(a_values_study_played_by_real_workers_stores_every_pair_once),
     { 0 },
 };
 
