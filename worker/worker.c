@@ -30,6 +30,7 @@
 typedef struct {
     proto_pair_result_t res;     /* games filled as they finish */
     int games;                   /* 0, 1, 2 */
+    unsigned cancelled;          /* bit g: game g was taken off the queue unplayed */
     double cpu;
 } s_pair_t;
 
@@ -412,10 +413,29 @@ static void s_on_task(worker_t *w, proto_task_t *task)
         t->task.game.variant);
 }
 
+/* Puts a pair's game back in the queue (at shutdown, to finish a pair
+ * whose other game is played). */
+static void s_resubmit(worker_t *w, s_task_t *t, gamepool_job_t *job)
+{
+    t->pairs[job->pair_index].cancelled &= ~(1u << job->g);
+    job->cancelled = false;
+    t->outstanding++;
+    gamepool_submit(w->pool, job);
+}
+
 static void s_on_job(worker_t *w, gamepool_job_t *job)
 {
     s_task_t *t = job->owner;
     t->outstanding--;
+    if (job->cancelled && !t->abandoned) {
+        /* Stopping: a pair whose other game is done is still finished;
+         * one whose other game still runs is finished when that ends. */
+        s_pair_t *p = &t->pairs[job->pair_index];
+        p->cancelled |= 1u << job->g;
+        if (w->stopping && p->games == 1)
+            s_resubmit(w, t, job);
+        return;
+    }
     if (job->cancelled || t->abandoned) {
         player_game_free(&job->game);
         return;
@@ -440,7 +460,9 @@ static void s_on_job(worker_t *w, gamepool_job_t *job)
     if (job->game.pgn)
         s_task_pgn(t, job->game.pgn);
     player_game_free(&job->game);
-    if (++p->games == 2) {
+    if (++p->games == 1 && w->stopping && (p->cancelled & (1u << (1 - job->g))))
+        s_resubmit(w, t, &t->jobs[2 * job->pair_index + (size_t) (1 - job->g)]);
+    if (p->games == 2) {
         p->res.score = proto_pair_score(&p->res);
         w->n_pairs++;
         if (batch_add(&t->batch, &p->res, p->cpu, s_now_ms()) < 0) {
@@ -683,10 +705,11 @@ static long s_cron(worker_t *w)
 #define S_NEXT(t) do { if ((t) < next) next = (t); } while (0)
 
     if (w->stopping && !w->flushed) {
-        int running = gamepool_running(w->pool);
+        /* queued too: the second games of half-played pairs */
+        int running = gamepool_running(w->pool) + (int) gamepool_queued(w->pool);
         if (running == 0 || now >= w->grace_until) {
             if (running > 0)
-                LOG(LOG_WARN, "grace period over: abandoning %d running game(s)", running);
+                LOG(LOG_WARN, "grace period over: abandoning %d game(s)", running);
             w->flushed = true;
             s_tasks_cron(w, true);
             /* Tasks whose games still run stay allocated (the threads use

@@ -596,6 +596,20 @@ static void sigterm_lets_running_games_finish_and_sends_their_results_before_bye
     }
     CHECK(pairs >= 1 && pairs < 21);
     CHECK_EQ_INT(s_wait_exit(5000), 0);
+    /* no half-played pair: a pair's second game was played too */
+    char path[300], line[1024];
+    snprintf(path, sizeof path, "%s/worker.log", E.dir);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    long long st_pairs = -1, st_games = -1;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "stats: ");
+        if (p)
+            sscanf(p, "stats: %*d task(s) done, %lld pair(s), %lld game(s)", &st_pairs, &st_games);
+    }
+    fclose(f);
+    CHECK_EQ_INT(st_pairs, pairs);
+    CHECK_EQ_INT(st_games, 2 * pairs);
     s_teardown();
 }
 
