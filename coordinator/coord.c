@@ -15,6 +15,7 @@
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
+#include "store_extra.h"
 #include "token.h"
 
 #define COORD_ENGINE_VERSION "capa-engine 0.1.0"
@@ -214,19 +215,25 @@ static void s_revocations(coord_t *self)
 {
     if (self->session_count == 0)
         return;
-    store_contributor_t *list = NULL;
-    size_t n = 0;
-    if (store_contributor_list(self->store, &list, &n) < 0)
+    int64_t *ids = malloc(self->session_count * sizeof *ids);
+    if (!ids)
         return;
-    for (size_t i = 0; i < self->session_cap; i++) {
-        coord_session_t *s = &self->sessions[i];
-        if (!s->used)
-            continue;
-        for (size_t j = 0; j < n; j++)
-            if (list[j].id == s->contributor_id && list[j].revoked_at_ms != 0)
-                s->revoked = true;
+    size_t n = 0;
+    for (size_t i = 0; i < self->session_cap && n < self->session_count; i++)
+        if (self->sessions[i].used)
+            ids[n++] = self->sessions[i].contributor_id;
+    int64_t *rev = NULL;
+    size_t nrev = 0;
+    if (store_extra_revoked(self->store, ids, n, &rev, &nrev) == 0) {
+        for (size_t i = 0; i < self->session_cap; i++) {
+            coord_session_t *s = &self->sessions[i];
+            for (size_t j = 0; s->used && j < nrev; j++)
+                if (rev[j] == s->contributor_id)
+                    s->revoked = true;
+        }
     }
-    free(list);
+    free(rev);
+    free(ids);
 }
 
 static void s_dead_workers(coord_t *self, int64_t now)
