@@ -293,6 +293,14 @@ s_test_project() {
   out=$(s_run "$image" id -un 2>&1) || true
   s_check "commands in the container run as capalab (got: $out)" [ "$out" = capalab ]
 
+  docker volume create --label "$test_label=$run_id" "$prefix-state" >/dev/null
+  out=$(s_run -v "$prefix-state:/var/lib/capalab" "$image" \
+        bash -c 'mkdir -p .capalab/worker && touch .capalab/worker/probe && stat -c "%U %a" .') || true
+  s_check "a new named volume on /var/lib/capalab is writable by capalab (got: $out)" \
+    [ "$out" = "capalab 750" ]
+  out=$(s_run "$image" bash -c 'cd /usr/local/bin && du -ck capa capa-* 2>/dev/null | tail -n 1 | cut -f1')
+  s_say "figure: programs take $out kB in the image"
+
   # Every program whose main.c is in the tree is in the image, and no other.
   want=""
   for p in engine:capa-engine coordinator:capa-coordinator worker:capa-worker cli:capa; do
