@@ -19,7 +19,16 @@
 
 #define PAGES_PAIRS_MAX 400000   /* pairs read back for the charts of one run */
 #define PAGES_POINTS 120         /* points of the LLR and Elo paths */
-#define PAGES_FITS 10            /* prefix fits of the piece-value convergence chart */
+#define PAGES_FITS 12            /* prefix fits of the piece-value convergence chart */
+#define PAGES_VALUE_MIN -2.0     /* pawns: the convergence chart's plausible range */
+#define PAGES_VALUE_MAX 25.0
+
+/* One colour per piece type (P N B R A C Q), the same in every chart. */
+static const char *const PIECE_COLOR[STATS_PIECE_NB] = { "#6b7280", "#2563eb", "#0891b2",
+                                                         "#dc2626", "#16a34a", "#9333ea",
+                                                         "#ea580c" };
+static const char *const PIECE_NAME[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
+                                                        "Archbishop", "Chancellor", "Queen" };
 
 static const char CSS[] =
     "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;"
@@ -46,7 +55,8 @@ static const char CSS[] =
     ".H1{background:#dcfce7;color:#166534}.H0{background:#fee2e2;color:#991b1b}"
     ".kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;font-size:14px}"
     ".kv span:nth-child(odd){color:#4b5563}"
-    ".muted{color:#6b7280}svg.chart{display:block;margin:6px 0}";
+    ".muted{color:#6b7280}svg.chart{display:block;margin:6px 0}"
+    "pre{font-size:12px;tab-size:2;white-space:pre-wrap;margin:0}";
 
 static void s_open(http_buf_t *b, const char *title)
 {
@@ -260,7 +270,9 @@ static void s_sprt_charts(http_buf_t *b, const store_pair_row_t *rows, size_t n,
         if (stats_sprt_llr(&p, &c, &llr[k], err, sizeof err) < 0)
             llr[k] = NAN;
         stats_estimate_t e;
-        if (stats_estimate(&c, 0, &e, err, sizeof err) == 0) {
+        /* The first few pairs say little: their intervals would swamp the chart. */
+        bool early = i + 1 < 20 || i + 1 < n / 20;
+        if (!early && stats_estimate(&c, 0, &e, err, sizeof err) == 0) {
             elo[k] = logistic ? e.elo : e.nelo;
             lo[k] = logistic ? e.elo_lo : e.nelo_lo;
             hi[k] = logistic ? e.elo_hi : e.nelo_hi;
@@ -270,16 +282,15 @@ static void s_sprt_charts(http_buf_t *b, const store_pair_row_t *rows, size_t n,
         k++;
     }
     pages_series_t s = { .x = x, .y = llr, .n = k, .label = "LLR", .color = "#2563eb" };
-    pages_hline_t h[3] = { { s_num(sprt, "lower_bound"), "accept H0", "#dc2626" },
-                           { s_num(sprt, "upper_bound"), "accept H1", "#16a34a" },
-                           { 0, NULL, "#9ca3af" } };
+    pages_hline_t h[2] = { { s_num(sprt, "lower_bound"), "accept H0", "#dc2626", 0 },
+                           { s_num(sprt, "upper_bound"), "accept H1", "#16a34a", 0 } };
     pages_chart_t ch = { .title = "Log-likelihood ratio", .xlabel = "pairs", .ylabel = "LLR",
                          .series = &s, .n_series = 1, .hlines = h, .n_hlines = 2 };
     pages_svg_chart(b, &ch);
     pages_series_t se = { .x = x, .y = elo, .lo = lo, .hi = hi, .n = k,
                           .label = logistic ? "Elo, 95% interval" : "nElo, 95% interval",
                           .color = "#9333ea" };
-    pages_hline_t he[2] = { { p.elo0, "elo0", "#dc2626" }, { p.elo1, "elo1", "#16a34a" } };
+    pages_hline_t he[2] = { { p.elo0, "elo0", "#dc2626", 1 }, { p.elo1, "elo1", "#16a34a", 0 } };
     pages_chart_t ce = { .title = logistic ? "Elo over pairs" : "Normalized Elo over pairs",
                          .xlabel = "pairs", .ylabel = logistic ? "Elo" : "nElo",
                          .series = &se, .n_series = 1, .hlines = he, .n_hlines = 2 };
@@ -408,25 +419,27 @@ static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const c
         for (int p = 0; p < STATS_PIECE_NB; p++)
             v[p][k] = lo[p][k] = hi[p][k] = NAN;
         if (stats_values_fit(games, upto, &fit, err, sizeof err) == 0) {
+            /* Early fits on a few games can be wild: keep what is plausible
+             * for a chess piece and clip the bands, so the chart stays
+             * readable while the values settle. */
             for (int p = 1; p < STATS_PIECE_NB; p++)
-                if (fit->piece[p].estimated) {
+                if (fit->piece[p].estimated && fit->piece[p].value > PAGES_VALUE_MIN &&
+                    fit->piece[p].value < PAGES_VALUE_MAX) {
                     seen[p] = true;
                     v[p][k] = fit->piece[p].value;
-                    lo[p][k] = fit->piece[p].lo;
-                    hi[p][k] = fit->piece[p].hi;
+                    lo[p][k] = fmax(fit->piece[p].lo, PAGES_VALUE_MIN);
+                    hi[p][k] = fmin(fit->piece[p].hi, PAGES_VALUE_MAX);
                 }
             stats_values_destroy(&fit);
         }
         k++;
     }
     pages_series_t series[STATS_PIECE_NB];
-    static const char *const names[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
-                                                       "Archbishop", "Chancellor", "Queen" };
     size_t ns = 0;
     for (int p = 1; p < STATS_PIECE_NB; p++)
         if (seen[p]) {
             series[ns] = (pages_series_t) { .x = x, .y = v[p], .lo = lo[p], .hi = hi[p], .n = k,
-                                            .label = names[p], .color = pages_svg_color(ns) };
+                                            .label = PIECE_NAME[p], .color = PIECE_COLOR[p] };
             ns++;
         }
     pages_chart_t ch = { .title = "Piece values as games arrive (pawns, 95% bands)",
@@ -446,9 +459,7 @@ static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
     const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
     if (cJSON_IsObject(pieces)) {
-        static const char *const names[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
-                                                           "Archbishop", "Chancellor", "Queen" };
-        const char *labels[STATS_PIECE_NB];
+        const char *labels[STATS_PIECE_NB], *colors[STATS_PIECE_NB];
         double v[STATS_PIECE_NB], lo[STATS_PIECE_NB], hi[STATS_PIECE_NB];
         size_t n = 0;
         for (int p = 0; p < STATS_PIECE_NB; p++) {
@@ -456,11 +467,12 @@ static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON
             const cJSON *o = cJSON_GetObjectItemCaseSensitive(pieces, key);
             if (!cJSON_IsObject(o))
                 continue;
-            labels[n] = names[p];
+            labels[n] = PIECE_NAME[p];
+            colors[n] = PIECE_COLOR[p];
             s_interval(o, &v[n], &lo[n], &hi[n]);
             n++;
         }
-        pages_svg_intervals(b, "Values in pawns (95% intervals)", labels, v, lo, hi, n);
+        pages_svg_intervals(b, "Values in pawns (95% intervals)", labels, v, lo, hi, colors, n);
         http_buf_printf(b, "<p class=\"muted\">%.0f games in %.0f pairs; %.0f Elo per pawn; "
                            "White scores %.1f%% when material is level.</p>",
                         s_num(vals, "games"), s_num(vals, "pairs"), s_num(vals, "elo_per_pawn"),
@@ -703,9 +715,7 @@ int pages_values(http_req_t *req)
             http_buf_puts(&b, "</p></div>");
             continue;
         }
-        static const char *const names[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
-                                                           "Archbishop", "Chancellor", "Queen" };
-        const char *labels[STATS_PIECE_NB];
+        const char *labels[STATS_PIECE_NB], *colors[STATS_PIECE_NB];
         double v[STATS_PIECE_NB], lo[STATS_PIECE_NB], hi[STATS_PIECE_NB];
         size_t n = 0;
         for (int p = 0; p < STATS_PIECE_NB; p++) {
@@ -713,11 +723,12 @@ int pages_values(http_req_t *req)
             const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
             if (!cJSON_IsObject(pv))
                 continue;
-            labels[n] = names[p];
+            labels[n] = PIECE_NAME[p];
+            colors[n] = PIECE_COLOR[p];
             s_interval(pv, &v[n], &lo[n], &hi[n]);
             n++;
         }
-        pages_svg_intervals(&b, "Values in pawns (95% intervals)", labels, v, lo, hi, n);
+        pages_svg_intervals(&b, "Values in pawns (95% intervals)", labels, v, lo, hi, colors, n);
         http_buf_printf(&b, "<p class=\"muted\">%.0f games, %.0f of %.0f pairs</p></div>",
                         s_num(est, "games"), s_num(study, "pairs_used"),
                         s_num(study, "pairs_planned"));

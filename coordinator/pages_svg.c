@@ -26,7 +26,7 @@ void pages_svg_ticks(double lo, double hi, int max, double *first, double *step,
     double raw = (hi - lo) / (max - 1);
     double mag = pow(10.0, floor(log10(raw)));
     double f = raw / mag;
-    double nice = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
+    double nice = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
     *step = nice * mag;
     *first = ceil(lo / *step - 1e-9) * *step;
     int n = (int) floor((hi - *first) / *step + 1e-9) + 1;
@@ -130,7 +130,10 @@ void pages_svg_chart(http_buf_t *b, const pages_chart_t *c)
         xhi = xlo + 1;
     pages_svg_ticks(xlo, xhi, 6, &xfirst, &xstep, &xn);
     pages_svg_ticks(ylo, yhi, 6, &yfirst, &ystep, &yn);
-    s_frame_t f = { xlo, xhi, ylo, yhi, 56, w - 12.0, 30, h - 34.0 };
+    bool legend = false;
+    for (size_t s = 0; s < c->n_series; s++)
+        legend = legend || c->series[s].label;
+    s_frame_t f = { xlo, xhi, ylo, yhi, 56, w - 28.0, legend ? 44 : 28, h - 34.0 };
 
     /* Grid and tick labels. */
     http_buf_puts(b, "<g font-size=\"11\" fill=\"#4b5563\">");
@@ -202,8 +205,9 @@ void pages_svg_chart(http_buf_t *b, const pages_chart_t *c)
                            "y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"6 4\"/>",
                         f.left, y, f.right, y, col);
         if (hl->label) {
-            http_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" "
-                               "fill=\"%s\">", f.right - 4, y - 4, col);
+            http_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"11\" "
+                               "fill=\"%s\">", hl->label_left ? f.left + 4 : f.right - 4, y - 4,
+                            hl->label_left ? "start" : "end", col);
             http_buf_html(b, hl->label);
             http_buf_puts(b, "</text>");
         }
@@ -228,26 +232,26 @@ void pages_svg_chart(http_buf_t *b, const pages_chart_t *c)
                 http_buf_printf(b, "%.1f,%.1f ", s_px(&f, se->x[i]), s_py(&f, se->y[i]));
         http_buf_puts(b, "\"/>");
     }
-    /* Legend, right-aligned on the title line. */
-    double lx = w - 12.0;
-    for (size_t s = c->n_series; s-- > 0;) {
+    /* Legend: a row under the title. */
+    double lx = f.left;
+    for (size_t s = 0; s < c->n_series; s++) {
         const pages_series_t *se = &c->series[s];
         if (!se->label)
             continue;
         const char *col = se->color ? se->color : pages_svg_color(s);
-        double tw = 7.0 * (double) strlen(se->label) + 22;
-        lx -= tw;
-        http_buf_printf(b, "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"4\" fill=\"%s\"/>"
-                           "<text x=\"%.1f\" y=\"15\" font-size=\"11\" fill=\"#374151\">",
-                        lx, col, lx + 16);
+        http_buf_printf(b, "<rect x=\"%.1f\" y=\"27\" width=\"14\" height=\"4\" fill=\"%s\"/>"
+                           "<text x=\"%.1f\" y=\"33\" font-size=\"11\" fill=\"#374151\">",
+                        lx, col, lx + 18);
         http_buf_html(b, se->label);
         http_buf_puts(b, "</text>");
+        lx += 6.5 * (double) strlen(se->label) + 32;
     }
     http_buf_puts(b, "</svg>");
 }
 
 void pages_svg_intervals(http_buf_t *b, const char *title, const char *const *labels,
-                         const double *value, const double *lo, const double *hi, size_t n)
+                         const double *value, const double *lo, const double *hi,
+                         const char *const *colors, size_t n)
 {
     int row = 30, w = 640;
     int h = 40 + (int) n * row + 24;
@@ -289,7 +293,7 @@ void pages_svg_intervals(http_buf_t *b, const char *title, const char *const *la
     http_buf_puts(b, "</g>");
     for (size_t i = 0; i < n; i++) {
         double y = f.top + row * (i + 0.5);
-        const char *col = pages_svg_color(i);
+        const char *col = colors && colors[i] ? colors[i] : pages_svg_color(i);
         http_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"13\" "
                            "fill=\"#111827\">", f.left - 10, y + 4);
         http_buf_html(b, labels[i]);

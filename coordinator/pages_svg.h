@@ -27,6 +27,7 @@ typedef struct {
     double y;
     const char *label;
     const char *color;
+    int label_left;           /* 1: label at the left end (else the right) */
 } pages_hline_t;
 
 typedef struct {
@@ -44,9 +45,11 @@ typedef struct {
 void pages_svg_chart(http_buf_t *b, const pages_chart_t *c);
 
 /* Appends a horizontal interval chart: one row per label with a dot at
- * value[i] and a bar from lo[i] to hi[i], and the figures as text. */
+ * value[i] and a bar from lo[i] to hi[i], and the figures as text; colors
+ * may be NULL (the palette). */
 void pages_svg_intervals(http_buf_t *b, const char *title, const char *const *labels,
-                         const double *value, const double *lo, const double *hi, size_t n);
+                         const double *value, const double *lo, const double *hi,
+                         const char *const *colors, size_t n);
 
 /* A palette colour (i modulo its size). */
 const char *pages_svg_color(size_t i);

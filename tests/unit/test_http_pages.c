@@ -93,7 +93,7 @@ static void an_llr_chart_has_its_path_its_bounds_and_escaped_labels(void)
     }
     y[7] = NAN;   /* left out, not drawn as garbage */
     pages_series_t s = { .x = x, .y = y, .n = 50, .label = "LLR <b>", .color = "#2563eb" };
-    pages_hline_t h[2] = { { -2.94, "H0", "#dc2626" }, { 2.94, "H1", "#16a34a" } };
+    pages_hline_t h[2] = { { -2.94, "H0", "#dc2626", 0 }, { 2.94, "H1", "#16a34a", 1 } };
     pages_chart_t c = { .title = "Run \"x\" & <y>", .xlabel = "pairs", .series = &s,
                         .n_series = 1, .hlines = h, .n_hlines = 2 };
     http_buf_t b = { 0 };
@@ -153,7 +153,7 @@ static void an_interval_chart_draws_one_row_per_piece(void)
     const char *labels[3] = { "Archbishop", "Chancellor", "Q<ueen>" };
     double v[3] = { 7.9, 8.6, NAN }, lo[3] = { 7.2, 8.0, NAN }, hi[3] = { 8.6, 9.2, NAN };
     http_buf_t b = { 0 };
-    pages_svg_intervals(&b, "values", labels, v, lo, hi, 3);
+    pages_svg_intervals(&b, "values", labels, v, lo, hi, NULL, 3);
     char *t = http_buf_take(&b, NULL);
     CHECK_EQ_INT(s_count(t, "class=\"estimate\""), 2);
     CHECK_EQ_INT(s_count(t, "class=\"interval\""), 2);

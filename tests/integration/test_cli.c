@@ -1,0 +1,222 @@
+/* Integration tests of the capa command against a real coordinator: output
+ * for people and for scripts (--json parses), exit codes (0 ok, 1 usage,
+ * 2 refused, 3 unreachable, 5 watched run did not pass), the token shown
+ * once, PGN download, watch, and the offline SPRT calculator. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "check.h"
+#include "store.h"
+#include "test_http_fixture.h"
+#include "token.h"
+
+#define OUT_MAX (1 << 20)
+
+static char s_out[OUT_MAX];
+static int64_t s_run;    /* a finished SPRT run with 300 pairs */
+
+static const char SPRT_DOC[] =
+    "{\"kind\":\"sprt\",\"name\":\"cli run\",\"seed\":5,\"variant\":\"caparandom\","
+    "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"
+    "\"elo0\":0,\"elo1\":5,\"max_pairs\":300}";
+
+static cJSON *s_json_of(const char *args, int want_rc)
+{
+    int rc = fx_capa(args, s_out, sizeof s_out);
+    CHECK_MSG(rc == want_rc, "capa %.300s: exit %d, expected %d", args, rc, want_rc);
+    cJSON *j = cJSON_Parse(s_out);
+    CHECK_MSG(j != NULL, "capa %s: output is not JSON: %.200s", args, s_out);
+    return j;
+}
+
+static void lists_and_reports_print_tables_and_parsable_json(void)
+{
+    CHECK_EQ_INT(fx_capa("runs", s_out, sizeof s_out), 0);
+    CHECK(strncmp(s_out, "id  kind", 8) == 0);
+    CHECK(strstr(s_out, "cli run") != NULL);
+    cJSON *j = s_json_of("--json runs", 0);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "runs")) >= 1);
+    cJSON_Delete(j);
+    char args[64];
+    snprintf(args, sizeof args, "show %lld", (long long) s_run);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "cli run") != NULL && strstr(s_out, "LLR") != NULL);
+    snprintf(args, sizeof args, "show %lld --json", (long long) s_run);
+    j = s_json_of(args, 0);
+    CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "sprt")));
+    cJSON_Delete(j);
+    const char *lists[] = { "values --json", "workers --json", "contributors --json" };
+    for (int i = 0; i < 3; i++)
+        cJSON_Delete(s_json_of(lists[i], 0));
+    CHECK_EQ_INT(fx_capa("contributors", s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "alice") != NULL && strstr(s_out, "CPU hours") != NULL);
+    CHECK_EQ_INT(fx_capa("workers", s_out, sizeof s_out), 0);
+    CHECK_EQ_INT(fx_capa("values", s_out, sizeof s_out), 0);
+}
+
+static void submit_and_stop_need_the_admin_token_and_say_so_in_the_exit_code(void)
+{
+    char file[512], args[1024];
+    snprintf(file, sizeof file, "%s/tests/http_cli_run.json", CAPA_BINARY_DIR);
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    fputs(SPRT_DOC, f);
+    fclose(f);
+    snprintf(args, sizeof args, "submit '%s'", file);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);
+    snprintf(args, sizeof args, "--token %s submit '%s'", g_fx.alice, file);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);
+    snprintf(args, sizeof args, "--token %s submit '%s'", g_fx.admin, file);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    long long id = atoll(s_out);
+    CHECK(id > 0);
+    snprintf(args, sizeof args, "--token=%s stop %lld", g_fx.admin, id);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "stopped") != NULL);
+    snprintf(args, sizeof args, "--token=%s stop %lld", g_fx.admin, (long long) s_run);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);   /* finished: 409 */
+    snprintf(args, sizeof args, "--token %s --json submit '%s'", g_fx.admin, file);
+    cJSON *j = s_json_of(args, 0);
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "id")));
+    cJSON_Delete(j);
+    /* A document the coordinator refuses: exit 2. */
+    f = fopen(file, "w");
+    fputs("{\"kind\":\"sprt\",\"name\":\"bad\",\"max_pairs\":-3}", f);
+    fclose(f);
+    snprintf(args, sizeof args, "--token %s submit '%s'", g_fx.admin, file);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);
+}
+
+static void usage_errors_and_an_unreachable_coordinator_have_their_own_codes(void)
+{
+    CHECK_EQ_INT(fx_capa("", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("frobnicate", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("show abc", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("show", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("runs --bogus 1", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("submit /nonexistent/run.json", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("--server http://127.0.0.1:1 runs", s_out, sizeof s_out), 3);
+    CHECK_EQ_INT(fx_capa("--server ftp://x runs", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("show 999999", s_out, sizeof s_out), 2);
+    CHECK_EQ_INT(fx_capa("--help", s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "Exit codes") != NULL);
+}
+
+static void contributor_add_prints_a_working_token_once(void)
+{
+    char args[256];
+    snprintf(args, sizeof args, "--token %s contributor add dave", g_fx.admin);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    s_out[strcspn(s_out, "\n")] = 0;
+    CHECK_MSG(token_check_format(s_out, NULL, 0) == 0, "not a token: %.200s", s_out);
+    char hash[TOKEN_HASH_MAX];
+    CHECK(token_hash(s_out, hash, sizeof hash) == 0);
+    store_contributor_t c;
+    CHECK(store_contributor_by_token(g_fx.st, hash, &c) == 0);
+    CHECK_EQ_STR(c.name, "dave");
+    CHECK(!c.is_admin);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);   /* the name exists */
+    snprintf(args, sizeof args, "--token %s contributor add", g_fx.admin);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 1);
+}
+
+static void pgn_writes_the_uploaded_games_to_stdout(void)
+{
+    store_worker_t w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.id, sizeof w.id, "alice-cli");
+    w.contributor_id = g_fx.alice_id;
+    w.cores = w.concurrency = 1;
+    CHECK(store_worker_upsert(g_fx.st, &w) == 0);
+    int64_t run = fx_submit(SPRT_DOC), task = 0;
+    CHECK(run > 0);
+    for (int i = 0; i < 50 && store_task_create(g_fx.st, run, "alice-cli", 0, 1, 60000, &task) < 0;
+         i++)
+        usleep(100 * 1000);
+    CHECK(task > 0);
+    char path[64];
+    snprintf(path, sizeof path, "/api/tasks/%lld/pgn", (long long) task);
+    http_res_t r;
+    CHECK(fx_http("POST", path, g_fx.alice, "[Event \"cli\"]\n\n1. Nc3 Nc6 *\n", &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    fx_res_free(&r);
+    char args[64];
+    snprintf(args, sizeof args, "pgn %lld", (long long) run);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "[Event \"cli\"]") != NULL && strstr(s_out, "1. Nc3 Nc6 *") != NULL);
+    snprintf(args, sizeof args, "pgn %lld", (long long) s_run);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);   /* no PGN uploaded */
+}
+
+static void watch_follows_a_run_to_its_end(void)
+{
+    char args[128];
+    snprintf(args, sizeof args, "watch %lld --interval 0.1", (long long) s_run);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    char want[64];
+    snprintf(want, sizeof want, "run %lld finished", (long long) s_run);
+    CHECK_MSG(strstr(s_out, want) != NULL, "watch printed: %.400s", s_out);
+    CHECK(strstr(s_out, "300/300 pairs") != NULL && strstr(s_out, "LLR") != NULL);
+    snprintf(args, sizeof args, "--json watch %lld", (long long) s_run);
+    cJSON *j = s_json_of(args, 0);
+    cJSON_Delete(j);
+    /* A stopped run ends the watch with 5. */
+    int64_t id = fx_submit(SPRT_DOC);
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) id);
+    http_res_t r;
+    CHECK(fx_http("POST", path, g_fx.admin, NULL, &r) == 0 && r.status == 200);
+    fx_res_free(&r);
+    snprintf(args, sizeof args, "watch %lld --interval 0.1", (long long) id);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 5);
+    CHECK_EQ_INT(fx_capa("watch 1 --interval 0", s_out, sizeof s_out), 1);
+}
+
+static void the_sprt_calculator_works_offline(void)
+{
+    cJSON *j = s_json_of("--server http://127.0.0.1:1 --json sprt --elo0 0 --elo1 5 "
+                         "--penta 10,20,30,20,10", 0);
+    const cJSON *rep = cJSON_GetObjectItemCaseSensitive(j, "report");
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rep, "llr")));
+    CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(rep, "upper_bound")->valuedouble, log(19.0), 1e-9);
+    cJSON_Delete(j);
+    j = s_json_of("--json sprt --elo0 0 --elo1 5 --elo 5", 0);
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "expect");
+    double pass = cJSON_GetObjectItemCaseSensitive(x, "pass_probability")->valuedouble;
+    CHECK_MSG(pass > 0.9 && pass < 1.0, "pass %g", pass);
+    CHECK(cJSON_GetObjectItemCaseSensitive(x, "expected_n")->valuedouble > 1000);
+    cJSON_Delete(j);
+    CHECK_EQ_INT(fx_capa("sprt --elo0 0 --elo1 5 --wdl 30,40,20", s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "LLR") != NULL);
+    CHECK_EQ_INT(fx_capa("sprt --elo0 5 --elo1 0 --penta 1,1,1,1,1", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("sprt --elo0 0 --elo1 5 --penta 1,2,3", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("sprt --elo0 0 --elo1 5", s_out, sizeof s_out), 1);
+}
+
+static const check_case_t CASES[] = {
+    CASE(lists_and_reports_print_tables_and_parsable_json),
+    CASE(submit_and_stop_need_the_admin_token_and_say_so_in_the_exit_code),
+    CASE(usage_errors_and_an_unreachable_coordinator_have_their_own_codes),
+    CASE(contributor_add_prints_a_working_token_once),
+    CASE(pgn_writes_the_uploaded_games_to_stdout),
+    CASE(watch_follows_a_run_to_its_end),
+    CASE(the_sprt_calculator_works_offline),
+    { 0 },
+};
+
+int main(int argc, char **argv)
+{
+    if (fx_up("cli") < 0)
+        return 1;
+    s_run = fx_submit(SPRT_DOC);
+    if (s_run < 0 || fx_fill(s_run, 0, 300, NULL, NULL, NULL, 0, 0) < 0 || fx_finish(s_run) < 0) {
+        fprintf(stderr, "fixture run failed\n");
+        return 1;
+    }
+    return check_main(argc, argv, CASES);
+}

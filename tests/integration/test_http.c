@@ -1,0 +1,434 @@
+/* Integration tests of the coordinator's HTTP API: every endpoint, auth,
+ * run submission and stop, reports, PGN upload and download, hostile
+ * requests, /health without a database and closed reads. A real
+ * capa-coordinator on loopback (test_http_fixture.h); in-process servers
+ * (http_start) for the configurations the shared one does not have. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "admin.h"
+#include "check.h"
+#include "client.h"
+#include "err.h"
+#include "http.h"
+#include "store.h"
+#include "test_http_fixture.h"
+#include "upload.h"
+
+static const char SPRT_DOC[] =
+    "{\"kind\":\"sprt\",\"name\":\"A 875\",\"seed\":7,\"variant\":\"caparandom\","
+    "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"
+    "\"elo0\":0,\"elo1\":5,\"max_pairs\":5000}";
+
+static const char VALUES_DOC[] =
+    "{\"kind\":\"values\",\"name\":\"study <b>&amp;\",\"seed\":3,\"variant\":\"caparandom\","
+    "\"game\":{\"nodes\":1000},\"pairs_per_imbalance\":100,\"imbalances\":["
+    "{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\"},"
+    "{\"name\":\"A vs R\",\"side\":\"A\",\"other\":\"R\"},"
+    "{\"name\":\"C vs R\",\"side\":\"C\",\"other\":\"R\"},"
+    "{\"name\":\"R vs N\",\"side\":\"R\",\"other\":\"N\"},"
+    "{\"name\":\"knight odds\",\"side\":\"\",\"other\":\"N\"},"
+    "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\"}]}";
+
+static const char *const IMB[] = { "A vs C", "A vs R", "C vs R", "R vs N", "knight odds",
+                                   "pawn odds" };
+static const char *const SIDE[] = { "A", "A", "C", "R", "", "" };
+static const char *const OTHER[] = { "C", "R", "R", "N", "N", "P" };
+
+static int64_t s_sprt_run, s_values_run;
+
+static void s_expect(const char *method, const char *path, const char *token, const char *body,
+                     long status, const char *code)
+{
+    http_res_t r;
+    CHECK_MSG(fx_http(method, path, token, body, &r) == 0, "%s %s: no answer", method, path);
+    CHECK_MSG(r.status == status, "%s %s: %ld, expected %ld (%s)", method, path, r.status, status,
+              r.body ? r.body : "");
+    if (code)
+        CHECK_MSG(strcmp(fx_code(&r), code) == 0, "%s %s: code \"%s\", expected \"%s\"", method,
+                  path, fx_code(&r), code);
+    if (status >= 400)
+        CHECK_MSG(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r.json, "error")),
+                  "%s %s: error body without \"error\": %s", method, path, r.body);
+    fx_res_free(&r);
+}
+
+static void every_read_endpoint_answers(void)
+{
+    char path[128];
+    struct { const char *path; const char *type; } reads[] = {
+        { "/health", "json" },  { "/metrics", "capa_up 1" }, { "/api/runs", "json" },
+        { "/api/values", "json" }, { "/api/workers", "json" }, { "/api/contributors", "json" },
+        { "/api/status", "json" }, { "/", "<!DOCTYPE html>" }, { "/workers", "<!DOCTYPE html>" },
+        { "/contributors", "<!DOCTYPE html>" }, { "/values", "<!DOCTYPE html>" },
+    };
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        http_res_t r;
+        CHECK(fx_http("GET", reads[i].path, NULL, NULL, &r) == 0);
+        CHECK_MSG(r.status == 200, "GET %s: %ld %s", reads[i].path, r.status, r.body);
+        if (strcmp(reads[i].type, "json") == 0)
+            CHECK_MSG(cJSON_IsObject(r.json), "GET %s: not a JSON object", reads[i].path);
+        else
+            CHECK_MSG(strstr(r.body, reads[i].type) != NULL, "GET %s: no \"%s\"", reads[i].path,
+                      reads[i].type);
+        fx_res_free(&r);
+    }
+    const char *per_run[] = { "/api/runs/%lld", "/api/runs/%lld/report", "/runs/%lld" };
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, per_run[i], (long long) s_values_run);
+        s_expect("GET", path, NULL, NULL, 200, NULL);
+    }
+    /* The contributor list never shows token hashes; the metrics are well formed. */
+    http_res_t r;
+    CHECK(fx_http("GET", "/api/contributors", NULL, NULL, &r) == 0);
+    CHECK(strstr(r.body, "hash") == NULL && strstr(r.body, "token") == NULL);
+    CHECK(strstr(r.body, "\"alice\"") != NULL);
+    fx_res_free(&r);
+    CHECK(fx_http("GET", "/metrics", NULL, NULL, &r) == 0);
+    CHECK(strstr(r.body, "# TYPE capa_pairs_per_second gauge") != NULL);
+    CHECK(strstr(r.body, "capa_runs{status=\"finished\"}") != NULL);
+    CHECK(strstr(r.body, "capa_db_latency_seconds ") != NULL);
+    CHECK(strstr(r.body, "capa_queue_pairs ") != NULL);
+    CHECK(strstr(r.body, "capa_workers_live ") != NULL);
+    fx_res_free(&r);
+}
+
+static void writing_needs_an_admin_token(void)
+{
+    s_expect("POST", "/api/runs", NULL, SPRT_DOC, 401, "unauthorized");
+    s_expect("POST", "/api/runs", "capa_wrongwrongwrongwrongwrongwrongwrongwrongwro", SPRT_DOC,
+             401, "unauthorized");
+    s_expect("POST", "/api/runs", "not a token at all", SPRT_DOC, 401, "unauthorized");
+    s_expect("POST", "/api/runs", g_fx.alice, SPRT_DOC, 403, "forbidden");
+    s_expect("POST", "/api/contributors", g_fx.alice, "{\"name\":\"eve\"}", 403, "forbidden");
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) s_sprt_run);
+    s_expect("POST", path, g_fx.mallory, NULL, 403, "forbidden");
+    /* The configured admin token and an admin contributor's token both write. */
+    http_res_t r;
+    CHECK(fx_http("POST", "/api/contributors", g_fx.cfg_admin, "{\"name\":\"carol\"}", &r) == 0);
+    CHECK_MSG(r.status == 201, "%ld %s", r.status, r.body);
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(r.json, "token");
+    CHECK(cJSON_IsString(tok) && token_check_format(tok->valuestring, NULL, 0) == 0);
+    char carol[TOKEN_TEXT_MAX];
+    snprintf(carol, sizeof carol, "%s", tok->valuestring);
+    fx_res_free(&r);
+    s_expect("POST", "/api/contributors", g_fx.admin, "{\"name\":\"carol\"}", 409, "conflict");
+    s_expect("POST", "/api/contributors", g_fx.admin, "{\"name\":\"x\",\"admin\":\"yes\"}", 400,
+             "invalid");
+    s_expect("POST", "/api/contributors", g_fx.admin, "{\"name\":\"x\",\"extra\":1}", 400,
+             "invalid");
+    /* The new token works at once for reads that need one (PGN upload to an
+     * unknown task: authenticated, then 404). */
+    s_expect("POST", "/api/tasks/999999/pgn", carol, "[Event \"x\"]\n\n1. a3 *\n", 404,
+             "not_found");
+    /* A revoked token is refused. */
+    char err[256];
+    CHECK(admin_contributor_revoke(g_fx.st, "carol", err, sizeof err) == 0);
+    s_expect("POST", "/api/tasks/999999/pgn", carol, "x", 401, "unauthorized");
+}
+
+static void a_submitted_run_is_picked_up_and_can_be_stopped(void)
+{
+    int64_t id = fx_submit(SPRT_DOC);
+    CHECK(id > 0);
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", (long long) id);
+    http_res_t r;
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    const char *status = cJSON_GetObjectItemCaseSensitive(r.json, "status")->valuestring;
+    CHECK_MSG(strcmp(status, "pending") == 0 || strcmp(status, "running") == 0, "%s", status);
+    CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r.json, "doc")));
+    fx_res_free(&r);
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) id);
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);   /* stopping twice is harmless */
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) s_values_run);
+    s_expect("POST", path, g_fx.admin, NULL, 409, "conflict");   /* it has finished */
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) id);
+    s_expect("GET", path, g_fx.admin, NULL, 405, "method_not_allowed");
+    s_expect("POST", "/api/runs/999999/stop", g_fx.admin, NULL, 404, "not_found");
+    CHECK(fx_http("GET", "/api/runs?status=stopped&kind=sprt", NULL, NULL, &r) == 0);
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r.json, "runs");
+    CHECK_EQ_INT(cJSON_GetArraySize(runs), 1);
+    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(runs, 0), "id")->valuedouble,
+                 id);
+    fx_res_free(&r);
+    s_expect("GET", "/api/runs?status=bogus", NULL, NULL, 400, "bad_request");
+    s_expect("GET", "/api/runs?limit=0", NULL, NULL, 400, "bad_request");
+    /* A document the validator refuses says why. */
+    CHECK(fx_http("POST", "/api/runs", g_fx.admin,
+                  "{\"kind\":\"sprt\",\"name\":\"x\",\"b\":{\"NoSuchParam\":1}}", &r) == 0);
+    CHECK_EQ_INT(r.status, 400);
+    CHECK_EQ_STR(fx_code(&r), "invalid_run");
+    CHECK(strstr(r.body, "NoSuchParam") != NULL);
+    fx_res_free(&r);
+}
+
+static void reports_carry_the_statistics_of_their_kind(void)
+{
+    http_res_t r;
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/report", (long long) s_sprt_run);
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(r.json, "sprt");
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(s, "llr")));
+    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(s, "pairs")->valuedouble, 600);
+    const cJSON *elo = cJSON_GetObjectItemCaseSensitive(s, "elo");
+    CHECK(cJSON_GetObjectItemCaseSensitive(elo, "value")->valuedouble > 0);
+    fx_res_free(&r);
+
+    CHECK(fx_http("GET", "/api/values", NULL, NULL, &r) == 0);
+    const cJSON *studies = cJSON_GetObjectItemCaseSensitive(r.json, "studies");
+    CHECK(cJSON_GetArraySize(studies) >= 1);
+    const cJSON *st = cJSON_GetArrayItem(studies, 0);
+    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(st, "run")->valuedouble, s_values_run);
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(st, "values");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(vals, "values"), "A");
+    double av = cJSON_GetObjectItemCaseSensitive(a, "value")->valuedouble;
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(a, "ci95");
+    CHECK_MSG(av > 6.5 && av < 9.5, "A = %g (model: 8)", av);
+    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble < av && cJSON_GetArrayItem(ci, 1)->valuedouble > av);
+    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(vals, "games")->valuedouble, 1200);
+    fx_res_free(&r);
+}
+
+static void pgn_uploads_are_checked_and_served_back(void)
+{
+    /* A worker of alice's holding a task of the values run. */
+    store_worker_t w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.id, sizeof w.id, "alice-box");
+    w.contributor_id = g_fx.alice_id;
+    w.cores = w.concurrency = 1;
+    CHECK(store_worker_upsert(g_fx.st, &w) == 0);
+    int64_t run = fx_submit(SPRT_DOC);
+    CHECK(run > 0);
+    int64_t task = 0;
+    for (int i = 0; i < 50; i++) {   /* until the coordinator has set it running */
+        if (store_task_create(g_fx.st, run, "alice-box", 0, 3, 60000, &task) == 0)
+            break;
+        usleep(100 * 1000);
+    }
+    CHECK(task > 0);
+    const char *pgn = "[Event \"capalab\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n";
+    unsigned char *gz = NULL;
+    size_t gzlen = 0;
+    CHECK(upload_gzip(pgn, strlen(pgn), &gz, &gzlen) == 0);
+    char url[256], err[256];
+    long status = 0;
+    snprintf(url, sizeof url, "%s/api/tasks/%lld/pgn", g_fx.base, (long long) task);
+    /* Someone else's token, no token, garbage that claims to be gzip. */
+    CHECK(upload_post(url, g_fx.mallory, gz, gzlen, &status, err, sizeof err) < 0);
+    CHECK_EQ_INT(status, 403);
+    CHECK(upload_post(url, "", gz, gzlen, &status, err, sizeof err) < 0);
+    CHECK_EQ_INT(status, 401);
+    unsigned char bad[64] = { 0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 5, 6, 7 };
+    CHECK(upload_post(url, g_fx.alice, bad, sizeof bad, &status, err, sizeof err) < 0);
+    CHECK_EQ_INT(status, 400);
+    /* The owner's upload is stored; a repeat replaces it. */
+    CHECK_MSG(upload_post(url, g_fx.alice, gz, gzlen, &status, err, sizeof err) == 0, "%s", err);
+    CHECK(upload_post(url, g_fx.alice, gz, gzlen, &status, err, sizeof err) == 0);
+    free(gz);
+    char file[700];
+    snprintf(file, sizeof file, "%s/run-%lld/task-%lld.pgn.gz", g_fx.pgn_dir, (long long) run,
+             (long long) task);
+    struct stat sb;
+    CHECK(stat(file, &sb) == 0 && (size_t) sb.st_size == gzlen);
+    /* Download: decoded by libcurl (gzip on the wire). */
+    http_res_t r;
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/pgn", (long long) run);
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(strstr(r.body, "[Event \"capalab\"]") != NULL && strstr(r.body, "1. e4 e5 1-0") != NULL);
+    fx_res_free(&r);
+    snprintf(path, sizeof path, "/api/runs/%lld/pgn", (long long) s_sprt_run);
+    s_expect("GET", path, NULL, NULL, 404, "no_pgn");
+    s_expect("GET", "/api/runs/999999/pgn", NULL, NULL, 404, "not_found");
+    /* Plain text is accepted and stored compressed. */
+    snprintf(path, sizeof path, "/api/tasks/%lld/pgn", (long long) task);
+    s_expect("POST", path, g_fx.alice, "[Event \"plain\"]\n\n1. a3 *\n", 200, NULL);
+}
+
+static void hostile_requests_get_4xx_and_never_crash(void)
+{
+    /* Bodies: too large (declared and chunked), not JSON, empty. */
+    size_t big = HTTP_JSON_MAX + 10;
+    char *huge = malloc(big + 1);
+    CHECK(huge != NULL);
+    memset(huge, '{', big);
+    huge[big] = 0;
+    s_expect("POST", "/api/runs", g_fx.admin, huge, 413, "too_large");
+    free(huge);
+    char reply[4096];
+    const char chunked[] = "POST /api/runs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                           "Content-Type: application/json\r\n\r\n";
+    size_t clen = strlen(chunked);
+    size_t total = clen + (HTTP_JSON_MAX / 4096 + 2) * (4096 + 8) + 8;
+    char *req = malloc(total);
+    CHECK(req != NULL);
+    memcpy(req, chunked, clen);
+    size_t o = clen;
+    for (size_t i = 0; i < HTTP_JSON_MAX / 4096 + 2; i++) {
+        o += (size_t) sprintf(req + o, "1000\r\n");
+        memset(req + o, 'x', 4096);
+        o += 4096;
+        o += (size_t) sprintf(req + o, "\r\n");
+    }
+    o += (size_t) sprintf(req + o, "0\r\n\r\n");
+    CHECK(fx_raw(req, o, reply, sizeof reply) > 0);
+    free(req);
+    CHECK_MSG(strncmp(reply, "HTTP/1.1 413", 12) == 0 || strncmp(reply, "HTTP/1.1 401", 12) == 0,
+              "chunked: %.60s", reply);
+    s_expect("POST", "/api/runs", g_fx.admin, "{not json", 400, "invalid_run");
+    s_expect("POST", "/api/runs", g_fx.admin, "", 400, "bad_request");
+    s_expect("POST", "/api/contributors", g_fx.admin, "[1,2", 400, "bad_json");
+    /* Paths: unknown, tricks, non-numeric and huge ids. */
+    const char *paths[] = { "/api/runs/0", "/api/runs/-1", "/api/runs/1e3",
+                            "/api/runs/99999999999999999999", "/api/runs/999999",
+                            "/api/runs/1/nothing", "/api/nothing", "/../etc/passwd",
+                            "/api//runs", "/api/runs/1/../../../etc/passwd",
+                            "/api/runs/%2e%2e/pgn", "/runs/abc", "/x/y/z/a/b/c/d/e" };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        http_res_t r;
+        CHECK(fx_http("GET", paths[i], NULL, NULL, &r) == 0);
+        CHECK_MSG(r.status == 404 || r.status == 400, "GET %s: %ld", paths[i], r.status);
+        fx_res_free(&r);
+    }
+    s_expect("DELETE", "/api/runs", g_fx.admin, NULL, 405, "method_not_allowed");
+    s_expect("PUT", "/health", NULL, NULL, 405, "method_not_allowed");
+    /* Raw garbage on the socket: malformed request lines and headers. */
+    const char *raw[] = {
+        "GARBAGE\r\n\r\n",
+        "GET /api/runs HTTP/9.9\r\n\r\n",
+        "GET /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+        "POST /api/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
+        "GET /api/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \x01\x02\x03\r\n\r\n",
+        "GET \x7f\x80\xff HTTP/1.1\r\nHost: x\r\n\r\n",
+        "\0\0\0\0",
+    };
+    for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++)
+        fx_raw(raw[i], i + 1 == sizeof raw / sizeof raw[0] ? 4 : strlen(raw[i]), reply,
+               sizeof reply);
+    /* A header block far beyond the connection memory limit. */
+    char *hdr = malloc(200000);
+    CHECK(hdr != NULL);
+    int n = sprintf(hdr, "GET /api/runs HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    memset(hdr + n, 'a', 190000);
+    memcpy(hdr + n + 190000, "\r\n\r\n", 4);
+    fx_raw(hdr, (size_t) n + 190004, reply, sizeof reply);
+    free(hdr);
+    CHECK_MSG(strncmp(reply, "HTTP/1.1 4", 10) == 0 || reply[0] == 0, "big header: %.40s", reply);
+    /* Still serving, and the coordinator process is alive. */
+    s_expect("GET", "/health", NULL, NULL, 200, NULL);
+    CHECK(kill(g_fx.proc.pid, 0) == 0);
+}
+
+static void health_is_503_and_reads_fail_cleanly_without_a_database(void)
+{
+    http_config_t hc;
+    memset(&hc, 0, sizeof hc);
+    snprintf(hc.db, sizeof hc.db, "%s", g_fx.ci);
+    char *dbname = strstr(hc.db, "dbname=");
+    CHECK(dbname != NULL);
+    snprintf(dbname, sizeof hc.db - (size_t) (dbname - hc.db), "dbname=no_such_db_%d user=postgres",
+             (int) getpid());
+    snprintf(hc.host, sizeof hc.host, "127.0.0.1");
+    snprintf(hc.pgn_dir, sizeof hc.pgn_dir, "%s", g_fx.pgn_dir);
+    hc.open_reads = true;
+    http_server_t *srv = NULL;
+    char err[256];
+    CHECK_MSG(http_start(&hc, &srv, err, sizeof err) == 0, "%s", err);
+    char base[64];
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", http_port(srv));
+    const char *paths[] = { "/health", "/api/runs", "/api/values", "/", "/runs/1", "/metrics" };
+    long want[] = { 503, 503, 503, 503, 503, 200 };
+    for (size_t i = 0; i < 6; i++) {
+        client_response_t r;
+        CHECK(client_request(base, "", "GET", paths[i], NULL, 0, 30, &r, err, sizeof err) == 0);
+        CHECK_MSG(r.status == want[i], "GET %s: %ld", paths[i], r.status);
+        if (i == 5)
+            CHECK(strstr(r.body, "capa_up 0") != NULL);
+        client_response_free(&r);
+    }
+    client_response_t r;
+    CHECK(client_request(base, g_fx.alice, "POST", "/api/runs", "{}", 2, 30, &r, err,
+                         sizeof err) == 0);
+    CHECK_EQ_INT(r.status, 503);
+    client_response_free(&r);
+    http_stop(&srv);
+    CHECK(srv == NULL);
+}
+
+static void reads_can_be_closed_by_config(void)
+{
+    http_config_t hc;
+    memset(&hc, 0, sizeof hc);
+    snprintf(hc.db, sizeof hc.db, "%s", g_fx.ci);
+    snprintf(hc.host, sizeof hc.host, "127.0.0.1");
+    snprintf(hc.pgn_dir, sizeof hc.pgn_dir, "%s", g_fx.pgn_dir);
+    hc.open_reads = false;
+    http_server_t *srv = NULL;
+    char err[256];
+    CHECK_MSG(http_start(&hc, &srv, err, sizeof err) == 0, "%s", err);
+    char base[64];
+    snprintf(base, sizeof base, "http://127.0.0.1:%d", http_port(srv));
+    client_response_t r;
+    CHECK(client_request(base, "", "GET", "/api/runs", NULL, 0, 30, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.status, 401);
+    client_response_free(&r);
+    CHECK(client_request(base, "", "GET", "/health", NULL, 0, 30, &r, err, sizeof err) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    client_response_free(&r);
+    CHECK(client_request(base, g_fx.alice, "GET", "/api/runs", NULL, 0, 30, &r, err,
+                         sizeof err) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    client_response_free(&r);
+    /* Many requests at once share the small connection pool. */
+    for (int i = 0; i < 40; i++) {
+        CHECK(client_request(base, g_fx.alice, "GET", "/", NULL, 0, 30, &r, err, sizeof err) == 0);
+        CHECK_EQ_INT(r.status, 200);
+        client_response_free(&r);
+    }
+    http_stop(&srv);
+}
+
+static const check_case_t CASES[] = {
+    CASE(every_read_endpoint_answers),
+    CASE(writing_needs_an_admin_token),
+    CASE(a_submitted_run_is_picked_up_and_can_be_stopped),
+    CASE(reports_carry_the_statistics_of_their_kind),
+    CASE(pgn_uploads_are_checked_and_served_back),
+    CASE(hostile_requests_get_4xx_and_never_crash),
+    CASE(health_is_503_and_reads_fail_cleanly_without_a_database),
+    CASE(reads_can_be_closed_by_config),
+    { 0 },
+};
+
+int main(int argc, char **argv)
+{
+    if (fx_up("http") < 0)
+        return 1;
+    /* An SPRT run with 600 pairs (B 20 Elo stronger) and a finished values
+     * study with 1200 pairs. */
+    s_sprt_run = fx_submit(SPRT_DOC);
+    s_values_run = fx_submit(VALUES_DOC);
+    if (s_sprt_run < 0 || s_values_run < 0 ||
+        fx_fill(s_sprt_run, 0, 600, NULL, NULL, NULL, 0, 20) < 0 ||
+        fx_fill(s_values_run, 0, 600, IMB, SIDE, OTHER, 6, 0) < 0 ||
+        fx_finish(s_values_run) < 0) {
+        fprintf(stderr, "fixture runs failed\n");
+        return 1;
+    }
+    return check_main(argc, argv, CASES);
+}
