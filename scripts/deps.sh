@@ -8,6 +8,7 @@ PACKAGES=(
   libzmq3-dev libcjson-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev
   libpq-dev zlib1g-dev postgresql postgresql-contrib
   python3 procps iproute2 curl ca-certificates fairy-stockfish
+  chromium   # tests/integration/test_http_browser.c renders the report pages
 )
 if [ "${CAPA_DEPS_EXTRA:-}" ]; then
   read -r -a extra <<<"$CAPA_DEPS_EXTRA"
