@@ -425,6 +425,8 @@ static void s_results(coord_t *self, coord_turn_t *turn)
         s_result_count(self, it);
         if (it->msg.u.result.last && !it->lease.cancelled && done)
             done[ndone++] = it->lease.task_id;
+        else if (it->msg.u.result.last && it->lease.cancelled)
+            coord_lease_remove(self, it->lease.task_id);   /* the run ended: forget it */
     }
     /* Leases whose last batch arrived: closed, undelivered pairs back to the pool. */
     if (ndone) {
