@@ -955,7 +955,20 @@ static void a_second_signal_abandons_running_games_at_once(void)
     s_next_request();
     /* long games: 50000 nodes a move, 40 plies: seconds per game */
     s_task_nodes(230, 4, PROTO_KIND_SPRT, 50000);
-    usleep(300000);
+    /* while it plays, its heartbeats name the task */
+    for (;;) {
+        proto_type_t t = s_recv(3000, &m);
+        CHECK_MSG(t == PROTO_HEARTBEAT || t == PROTO_REQUEST, "got %s",
+                  t == PROTO_NONE ? "nothing" : proto_type_name(t));
+        bool hb = t == PROTO_HEARTBEAT;
+        if (hb) {
+            CHECK_EQ_INT(m.u.heartbeat.task_count, 1);
+            CHECK_EQ_INT(m.u.heartbeat.tasks[0], 230);
+        }
+        proto_msg_free(&m);
+        if (hb)
+            break;
+    }
     kill(E.pid, SIGTERM);
     usleep(300000);
     int64_t t0 = s_now_ms();
@@ -1007,6 +1020,18 @@ static void a_task_the_engine_cannot_play_is_refused_and_the_next_request_waits(
     s_teardown();
 }
 
+static void a_protocol_version_mismatch_exits_with_status_five(void)
+{
+    s_setup();
+    s_start(NULL);
+    proto_msg_t m;
+    s_expect(PROTO_HELLO, 20000, &m);
+    proto_msg_free(&m);
+    s_error(PROTO_BAD_VERSION, PROTO_HELLO, -1, -1);
+    CHECK_EQ_INT(s_wait_exit(5000), 5);
+    s_teardown();
+}
+
 static const check_case_t CASES[] = {
     CASE(hello_carries_identity_and_work_is_requested_after_welcome),
     CASE(a_task_is_played_and_reported_with_the_right_pair_structure),
@@ -1015,6 +1040,7 @@ static const check_case_t CASES[] = {
     CASE(sigterm_lets_running_games_finish_and_sends_their_results_before_bye),
     CASE(auth_failure_exits_with_status_three),
     CASE(a_signature_mismatch_exits_with_status_four),
+    CASE(a_protocol_version_mismatch_exits_with_status_five),
     CASE(unknown_worker_makes_it_say_hello_again_on_the_same_socket),
     CASE(an_expired_lease_drops_the_batch_and_internal_resends_after_backoff),
     CASE(a_malformed_result_verdict_quarantines_the_batch),
