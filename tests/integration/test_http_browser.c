@@ -128,6 +128,28 @@ static void an_sprt_run_shows_its_llr_between_the_bounds_and_its_elo(void)
     free(s_chrome(args, path));
 }
 
+static void an_spsa_run_shows_one_path_per_parameter(void)
+{
+    int64_t run = fx_submit(
+        "{\"kind\":\"spsa\",\"name\":\"tune A/C\",\"variant\":\"caparandom\","
+        "\"game\":{\"nodes\":1000},\"iterations\":400,\"params\":{"
+        "\"ArchbishopValueMg\":{\"start\":825,\"min\":600,\"max\":1100,\"c_end\":20,\"r_end\":0.002},"
+        "\"ChancellorValueMg\":{\"start\":875,\"min\":600,\"max\":1100,\"c_end\":20,\"r_end\":0.002}}}");
+    CHECK(run > 0);
+    for (int i = 1; i <= 40; i++) {
+        char theta[160];
+        snprintf(theta, sizeof theta, "{\"ArchbishopValueMg\":%.1f,\"ChancellorValueMg\":%.1f}",
+                 825 + 2.0 * i, 875 - 1.0 * i);
+        CHECK(store_spsa_append(g_fx.st, run, i * 10, theta, NULL) == 0);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/runs/%lld", (long long) run);
+    s_load(path);
+    CHECK_EQ_INT(s_count(s_dom, "<svg"), 2);
+    CHECK_EQ_INT(s_count(s_dom, "class=\"series\""), 2);
+    CHECK(strstr(s_dom, "ArchbishopValueMg") != NULL);
+}
+
 static void the_other_pages_render(void)
 {
     s_load("/values");
@@ -142,6 +164,7 @@ static const check_case_t CASES[] = {
     CASE(the_run_list_renders_with_escaped_names),
     CASE(a_finished_study_shows_values_with_intervals_and_their_convergence),
     CASE(an_sprt_run_shows_its_llr_between_the_bounds_and_its_elo),
+    CASE(an_spsa_run_shows_one_path_per_parameter),
     CASE(the_other_pages_render),
     { 0 },
 };
