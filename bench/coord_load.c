@@ -8,10 +8,10 @@
  * current folder), then opens --workers DEALER sockets in this one process.
  * Each simulated worker says HELLO, then loops: REQUEST -> TASK, RESULTs of
  * --batch pairs each (waiting for every ACK), the last one marked last. It
- * prints pair results per second committed to PostgreSQL (pairs in ACKs'
+ * prints, after a 3 s warm-up, pair results per second committed to PostgreSQL (pairs in ACKs'
  * "stored" lists) and the task-assignment latency (REQUEST sent -> TASK
  * received) as p50/p99/max. With --think-ms each simulated worker waits that
- * long before each RESULT (it "plays"), so the offered load is about
+ * long (times 0.5..1.5, drawn) before each RESULT (it "plays"), so the offered load is about
  * workers x batch / think pairs per second; without it the workers send as
  * fast as they are answered (saturation: the latency is then queueing).
  * Figures only; nothing is asserted.
@@ -247,12 +247,15 @@ int main(int argc, char **argv)
     int64_t end = INT64_MAX;
     int welcomed = 0;
     int64_t stored = 0, dups = 0, errors = 0, tasks = 0, no_tasks = 0;
+    uint64_t jitter = 12345;
     while (s_now_ns() < end) {
         int64_t now = s_now_ns();
-        if (measure_from == INT64_MAX && (welcomed == nworkers || now - t0 > 60 * INT64_C(1000000000))) {
+        if (hello_ns == 0 && (welcomed == nworkers || now - t0 > 60 * INT64_C(1000000000))) {
+            /* Everyone is in: 3 s of warm-up (the first REQUESTs all come at
+             * once), then the measured period. */
             hello_ns = now - t0;
-            measure_from = now;
-            end = now + (int64_t) seconds * 1000000000;
+            measure_from = now + 3 * INT64_C(1000000000);
+            end = measure_from + (int64_t) seconds * 1000000000;
         }
             for (int i = 0; i < nworkers; i++)
             if (w[i].state == W_THINK && now >= w[i].retry_at_ns) {
@@ -329,8 +332,12 @@ int main(int argc, char **argv)
             proto_msg_free(&m);
             if (s->state == W_RESULT && think_ms > 0) {
                 /* Playing the next batch takes a while. */
+                /* Think times vary (0.5x..1.5x) as real games do, so the
+                 * workers do not move in lockstep. */
                 s->state = W_THINK;
-                s->retry_at_ns = now + (int64_t) think_ms * 1000000;
+                jitter = jitter * 6364136223846793005ULL + 1442695040888963407ULL;
+                double f = 0.5 + (double) (jitter >> 11) / 9007199254740992.0;
+                s->retry_at_ns = now + (int64_t) (think_ms * f * 1e6);
             }
             if (s->state == W_RESULT) {
                 size_t n = s->task.pair_count - s->next;
