@@ -329,6 +329,33 @@ static void hostile_requests_get_4xx_and_never_crash(void)
     fx_raw(hdr, (size_t) n + 190004, reply, sizeof reply);
     free(hdr);
     CHECK_MSG(strncmp(reply, "HTTP/1.1 4", 10) == 0 || reply[0] == 0, "big header: %.40s", reply);
+    /* Random requests assembled from hostile pieces (fixed seed). */
+    static const char *const methods[] = { "GET", "POST", "HEAD", "PUT", "OPTIONS", "G\tET", "" };
+    static const char *const rpaths[] = { "/api/runs", "/api/runs/1", "/api/runs/1/stop",
+                                         "/api/tasks/1/pgn", "/api/contributors", "/runs/1",
+                                         "/%00", "/api/runs/%ff%fe", "*", "/api/runs?limit=-1&x",
+                                         "/api/runs?status=%zz" };
+    static const char *const headers[] = { "Content-Length: 5\r\n", "Content-Length: 0\r\n",
+                                           "Transfer-Encoding: chunked\r\n",
+                                           "Authorization: Bearer capa_x\r\n",
+                                           "Authorization: Basic Zm9vOmJhcg==\r\n",
+                                           "Content-Encoding: gzip\r\n", "X: \xff\xfe\r\n", "" };
+    static const char *const bodies[] = { "", "{}", "{\"kind\":", "\x1f\x8b\x08\x00",
+                                          "5\r\nhello\r\n0\r\n\r\n", "null" };
+    unsigned seed = 12345;
+    for (int i = 0; i < 300; i++) {
+        char msg[1024];
+        seed = seed * 1103515245u + 12345u;
+        unsigned r = seed >> 8;
+        int len = snprintf(msg, sizeof msg, "%s %s HTTP/1.1\r\nHost: x\r\n%s%s\r\n%s",
+                           methods[r % 7], rpaths[(r / 7) % 11], headers[(r / 77) % 8],
+                           headers[(r / 616) % 8], bodies[(r / 4928) % 6]);
+        fx_raw(msg, (size_t) len, reply, sizeof reply);
+        CHECK_MSG(reply[0] == 0 || strncmp(reply, "HTTP/1.", 7) == 0, "request %d: %.40s", i,
+                  reply);
+        CHECK_MSG(strncmp(reply, "HTTP/1.1 5", 10) != 0, "request %d answered %.40s:\n%.300s", i,
+                  reply, msg);
+    }
     /* Still serving, and the coordinator process is alive. */
     s_expect("GET", "/health", NULL, NULL, 200, NULL);
     CHECK(kill(g_fx.proc.pid, 0) == 0);
