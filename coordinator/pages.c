@@ -192,13 +192,23 @@ int pages_runs(http_req_t *req)
 
 /* ---- one run ---------------------------------------------------------------------- */
 
-/* Every stored pair of a run in pair order (at most PAGES_PAIRS_MAX). */
-static int s_pairs(store_t *st, int64_t run_id, store_pair_row_t **rows_p, size_t *n_out)
+/* What the charts need of a stored pair (compact: runs can be large). */
+typedef struct {
+    int64_t pair_no;
+    int8_t b_score[2];   /* B's half points in game 1 and 2 */
+    int8_t b_white[2];
+    int16_t imbalance;   /* index into the names given to s_pairs; -1 none */
+} s_pair_t;
+
+/* Every non-excluded stored pair of a run in pair order (at most
+ * PAGES_PAIRS_MAX), imbalances mapped to their index among names[0..nn). */
+static int s_pairs(store_t *st, int64_t run_id, const rundoc_imbalance_t *names, size_t nn,
+                   s_pair_t **rows_p, size_t *n_out)
 {
     *rows_p = NULL;
     *n_out = 0;
-    store_pair_row_t *all = NULL;
-    size_t n = 0;
+    s_pair_t *all = NULL;
+    size_t n = 0, cap = 0;
     int64_t from = 0;
     while (n < PAGES_PAIRS_MAX) {
         store_pair_row_t *rows = NULL;
@@ -208,23 +218,36 @@ static int s_pairs(store_t *st, int64_t run_id, store_pair_row_t **rows_p, size_
             free(all);
             return rc;
         }
-        if (got == 0) {
-            free(rows);
-            break;
+        if (n + got > cap) {
+            size_t nc = cap ? cap * 2 : 4096;
+            while (nc < n + got)
+                nc *= 2;
+            s_pair_t *na = realloc(all, nc * sizeof *all);
+            if (!na) {
+                free(rows);
+                free(all);
+                return CAPA_ENOMEM;
+            }
+            all = na;
+            cap = nc;
         }
-        store_pair_row_t *na = realloc(all, (n + got) * sizeof *all);
-        if (!na) {
-            free(rows);
-            free(all);
-            return CAPA_ENOMEM;
+        for (size_t i = 0; i < got && n < PAGES_PAIRS_MAX; i++) {
+            const store_pair_row_t *r = &rows[i];
+            if (r->excluded)
+                continue;
+            s_pair_t *p = &all[n++];
+            p->pair_no = r->pair_no;
+            for (int g = 0; g < 2; g++) {
+                p->b_white[g] = r->b_white[g];
+                p->b_score[g] = (int8_t) (r->b_white[g] ? r->result[g] : 2 - r->result[g]);
+            }
+            p->imbalance = -1;
+            for (size_t k = 0; k < nn; k++)
+                if (strcmp(names[k].name, r->imbalance) == 0)
+                    p->imbalance = (int16_t) k;
         }
-        all = na;
-        size_t keep = 0;
-        for (size_t i = 0; i < got; i++)
-            if (!rows[i].excluded)
-                all[n + keep++] = rows[i];
-        n += keep;
-        from = rows[got - 1].pair_no + 1;
+        if (got)
+            from = rows[got - 1].pair_no + 1;
         free(rows);
         if (got < 1000)
             break;
@@ -234,12 +257,7 @@ static int s_pairs(store_t *st, int64_t run_id, store_pair_row_t **rows_p, size_
     return 0;
 }
 
-static int s_b_half_points(const store_pair_row_t *p, int g)
-{
-    return p->b_white[g] ? p->result[g] : 2 - p->result[g];
-}
-
-static void s_sprt_charts(http_buf_t *b, const store_pair_row_t *rows, size_t n,
+static void s_sprt_charts(http_buf_t *b, const s_pair_t *rows, size_t n,
                           const cJSON *sprt)
 {
     stats_sprt_params_t p;
@@ -262,7 +280,7 @@ static void s_sprt_charts(http_buf_t *b, const store_pair_row_t *rows, size_t n,
     char err[256];
     bool logistic = p.model == STATS_MODEL_LOGISTIC;
     for (size_t i = 0; i < n && k < pts; i++) {
-        stats_counts_add_pair(&c, s_b_half_points(&rows[i], 0), s_b_half_points(&rows[i], 1));
+        stats_counts_add_pair(&c, rows[i].b_score[0], rows[i].b_score[1]);
         next = (k + 1) * n / pts;
         if (i + 1 < next)
             continue;
@@ -352,9 +370,9 @@ static void s_sprt_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *
         first = false;
     }
     http_buf_puts(b, "</span></div></div><div class=\"card\">");
-    store_pair_row_t *rows = NULL;
+    s_pair_t *rows = NULL;
     size_t n = 0;
-    if (s_pairs(st, id, &rows, &n) == 0)
+    if (s_pairs(st, id, NULL, 0, &rows, &n) == 0)
         s_sprt_charts(b, rows, n, s);
     else
         http_buf_puts(b, "<p class=\"muted\">the pairs cannot be read now</p>");
@@ -376,22 +394,19 @@ static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const c
     char err[512];
     if (!doc_text || rundoc_parse(doc_text, strlen(doc_text), NULL, NULL, &doc, err, sizeof err) < 0)
         return;
-    store_pair_row_t *rows = NULL;
+    s_pair_t *rows = NULL;
     size_t n = 0;
     stats_game_t *games = NULL;
-    if (s_pairs(st, id, &rows, &n) < 0 || n == 0)
+    if (s_pairs(st, id, doc->imbalances, doc->imbalance_count, &rows, &n) < 0 || n == 0)
         goto out;
     games = calloc(2 * n, sizeof *games);
     if (!games)
         goto out;
     size_t ng = 0;
     for (size_t i = 0; i < n; i++) {
-        const rundoc_imbalance_t *im = NULL;
-        for (size_t k = 0; k < doc->imbalance_count; k++)
-            if (strcmp(doc->imbalances[k].name, rows[i].imbalance) == 0)
-                im = &doc->imbalances[k];
-        if (!im)
+        if (rows[i].imbalance < 0)
             continue;
+        const rundoc_imbalance_t *im = &doc->imbalances[rows[i].imbalance];
         for (int g = 0; g < 2; g++) {
             stats_game_t *gm = &games[ng++];
             for (const char *c = im->side; *c; c++)
@@ -401,7 +416,7 @@ static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const c
                 if (s_piece(*c) >= 0)
                     gm->diff[s_piece(*c)]--;
             gm->test_white = rows[i].b_white[g];
-            gm->score = s_b_half_points(&rows[i], g) / 2.0;
+            gm->score = rows[i].b_score[g] / 2.0;
             gm->pair = rows[i].pair_no;
         }
     }
