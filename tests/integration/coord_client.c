@@ -21,7 +21,7 @@ struct coord_client {
     void *sock;
 };
 
-coord_client_t *coord_client_new(const char *endpoint)
+static coord_client_t *s_new(const char *endpoint, const char *server_public)
 {
     coord_client_t *c = calloc(1, sizeof *c);
     if (!c)
@@ -29,6 +29,17 @@ coord_client_t *coord_client_new(const char *endpoint)
     c->ctx = zmq_ctx_new();
     c->sock = c->ctx ? zmq_socket(c->ctx, ZMQ_DEALER) : NULL;
     int linger = 0;
+    if (c->sock && server_public) {
+        char pub[41], sec[41];
+        if (zmq_curve_keypair(pub, sec) < 0 ||
+            zmq_setsockopt(c->sock, ZMQ_CURVE_SERVERKEY, server_public, 40) < 0 ||
+            zmq_setsockopt(c->sock, ZMQ_CURVE_PUBLICKEY, pub, 40) < 0 ||
+            zmq_setsockopt(c->sock, ZMQ_CURVE_SECRETKEY, sec, 40) < 0) {
+            fprintf(stderr, "coord_client: CURVE: %s\n", zmq_strerror(zmq_errno()));
+            coord_client_destroy(&c);
+            return NULL;
+        }
+    }
     if (!c->sock || zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof linger) < 0 ||
         zmq_connect(c->sock, endpoint) < 0) {
         fprintf(stderr, "coord_client: cannot connect %s: %s\n", endpoint,
@@ -37,6 +48,16 @@ coord_client_t *coord_client_new(const char *endpoint)
         return NULL;
     }
     return c;
+}
+
+coord_client_t *coord_client_new(const char *endpoint)
+{
+    return s_new(endpoint, NULL);
+}
+
+coord_client_t *coord_client_new_curve(const char *endpoint, const char *server_public)
+{
+    return s_new(endpoint, server_public);
 }
 
 void coord_client_destroy(coord_client_t **self_p)
@@ -209,7 +230,7 @@ int coord_free_port(void)
 }
 
 static int s_spawn(coord_proc_t *p, const char *conninfo, const char *const *extra,
-                   const char *name)
+                   const char *name, const char *server_public)
 {
     snprintf(p->endpoint, sizeof p->endpoint, "tcp://127.0.0.1:%d", p->port);
     snprintf(p->log_path, sizeof p->log_path, "%s/tests/%s.log", CAPA_BINARY_DIR, name);
@@ -261,7 +282,7 @@ static int s_spawn(coord_proc_t *p, const char *conninfo, const char *const *ext
             p->pid = 0;
             return -1;
         }
-        coord_client_t *c = coord_client_new(p->endpoint);
+        coord_client_t *c = s_new(p->endpoint, server_public);
         proto_msg_t m;
         int rc = c ? coord_client_request(c, 1, &m) : -1;
         if (rc == 0)
@@ -282,13 +303,23 @@ int coord_proc_start(coord_proc_t *p, const char *conninfo, const char *const *e
     p->port = coord_free_port();
     if (p->port < 0)
         return -1;
-    return s_spawn(p, conninfo, extra_args, name);
+    return s_spawn(p, conninfo, extra_args, name, NULL);
+}
+
+int coord_proc_start_curve(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
+                           const char *name, const char *server_public)
+{
+    memset(p, 0, sizeof *p);
+    p->port = coord_free_port();
+    if (p->port < 0)
+        return -1;
+    return s_spawn(p, conninfo, extra_args, name, server_public);
 }
 
 int coord_proc_restart(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
                        const char *name)
 {
-    return s_spawn(p, conninfo, extra_args, name);
+    return s_spawn(p, conninfo, extra_args, name, NULL);
 }
 
 int coord_proc_stop(coord_proc_t *p, int sig)

@@ -25,6 +25,9 @@ typedef struct coord_client coord_client_t;
 
 /* A DEALER connected to endpoint (ZeroMQ context per client). */
 coord_client_t *coord_client_new(const char *endpoint);
+/* The same with CURVE: server_public is the coordinator's Z85 public key;
+ * the client makes its own key pair. */
+coord_client_t *coord_client_new_curve(const char *endpoint, const char *server_public);
 void coord_client_destroy(coord_client_t **self_p);
 /* Encodes and sends one message as one frame. 0 or -1. */
 int coord_client_send(coord_client_t *self, const proto_msg_t *msg);
@@ -64,6 +67,9 @@ int coord_free_port(void);
  * a message (up to 30 s). 0 or -1. */
 int coord_proc_start(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
                      const char *name);
+/* The same for a CURVE coordinator: the readiness probe uses server_public. */
+int coord_proc_start_curve(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
+                           const char *name, const char *server_public);
 /* Same port as before (a restart). */
 int coord_proc_restart(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
                        const char *name);

@@ -785,6 +785,51 @@ static void sigterm_says_bye_to_workers_and_exits_zero(void)
     s_down(&fx);
 }
 
+static void curve_encryption_admits_only_clients_that_know_the_server_key(void)
+{
+    char pub[TOKEN_Z85_KEY_MAX], sec[TOKEN_Z85_KEY_MAX], err[256];
+    CHECK(token_curve_keypair(pub, sec) == 0);
+    static char path[600];
+    snprintf(path, sizeof path, "%s/tests/coord_curve.key", CAPA_BINARY_DIR);
+    unlink(path);
+    CHECK_MSG(token_curve_save(path, pub, sec, err, sizeof err) == 0, "%s", err);
+    /* The launcher's readiness probe must speak CURVE too. */
+    static const char *const extra[] = { "--curve-secret-file", path, NULL };
+    static fx_t fx;
+    s_down(s_live);
+    memset(&fx, 0, sizeof fx);
+    s_live = &fx;
+    fx.name = "coord_curve";
+    CHECK(pgtest_create_db(fx.name, fx.ci, sizeof fx.ci) == 0);
+    CHECK(coord_proc_start_curve(&fx.proc, fx.ci, extra, fx.name, pub) == 0);
+    CHECK_MSG(store_open(fx.ci, &fx.st, err, sizeof err) == 0, "%s", err);
+    CHECK(admin_contributor_add(fx.st, "alice", false, fx.token, sizeof fx.token, NULL, err,
+                                sizeof err) == 0);
+    coord_client_t *c = coord_client_new_curve(fx.proc.endpoint, pub);
+    CHECK(c != NULL);
+    proto_msg_t m;
+    CHECK(coord_client_hello(c, fx.token, "w1", 4242, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    proto_msg_free(&m);
+    coord_client_destroy(&c);
+    /* A plain client gets nothing back. */
+    coord_client_t *plain = coord_client_new(fx.proc.endpoint);
+    proto_msg_t hm = { .type = PROTO_REQUEST };
+    hm.u.request.slots = 1;
+    CHECK(coord_client_send(plain, &hm) == 0);
+    CHECK(coord_client_recv(plain, &m, 1500) < 0);
+    coord_client_destroy(&plain);
+    /* Nor does a client with the wrong server key. */
+    char pub2[TOKEN_Z85_KEY_MAX], sec2[TOKEN_Z85_KEY_MAX];
+    CHECK(token_curve_keypair(pub2, sec2) == 0);
+    coord_client_t *wrong = coord_client_new_curve(fx.proc.endpoint, pub2);
+    CHECK(coord_client_send(wrong, &hm) == 0);
+    CHECK(coord_client_recv(wrong, &m, 1500) < 0);
+    coord_client_destroy(&wrong);
+    s_down(&fx);
+    unlink(path);
+}
+
 /* ---- end to end with real capa-worker processes ---------------------------- */
 
 static pid_t s_worker_start(fx_t *fx, const char *name)
@@ -1015,6 +1060,7 @@ static const check_case_t CASES[] = {
     CASE(a_values_study_completes_with_every_pair_stored_once),
     CASE(an_spsa_run_moves_theta_and_keeps_its_history),
     CASE(sigterm_says_bye_to_workers_and_exits_zero),
+    CASE(curve_encryption_admits_only_clients_that_know_the_server_key),
     CASE(a_database_outage_gives_internal_and_loses_nothing_acknowledged),
     CASE(an_sprt_run_played_by_real_workers_decides),
     CASE(a_values_study_played_by_real_workers_stores_every_pair_once),
