@@ -20,6 +20,7 @@
 #define PAGES_PAIRS_MAX 400000   /* pairs read back for the charts of one run */
 #define PAGES_POINTS 120         /* points of the LLR and Elo paths */
 #define PAGES_FITS 12            /* prefix fits of the piece-value convergence chart */
+#define PAGES_REFRESH_SECONDS 30 /* pages of live runs reload themselves */
 #define PAGES_VALUE_MIN -2.0     /* pawns: the convergence chart's plausible range */
 #define PAGES_VALUE_MAX 25.0
 
@@ -58,11 +59,15 @@ static const char CSS[] =
     ".muted{color:#6b7280}svg.chart{display:block;margin:6px 0}"
     "pre{font-size:12px;tab-size:2;white-space:pre-wrap;margin:0}";
 
-static void s_open(http_buf_t *b, const char *title)
+/* refresh: seconds after which the browser reloads the page (0 = never), for
+ * pages that follow live runs without any JavaScript. */
+static void s_open(http_buf_t *b, const char *title, int refresh)
 {
     http_buf_puts(b, "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-                     "<title>");
+                     "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">");
+    if (refresh > 0)
+        http_buf_printf(b, "<meta http-equiv=\"refresh\" content=\"%d\">", refresh);
+    http_buf_puts(b, "<title>");
     http_buf_html(b, title);
     http_buf_puts(b, " - capalab</title><style>");
     http_buf_puts(b, CSS);
@@ -156,7 +161,7 @@ int pages_runs(http_req_t *req)
     if (!o)
         return rc;   /* the builder queued its error reply */
     http_buf_t b = { 0 };
-    s_open(&b, "Runs");
+    s_open(&b, "Runs", PAGES_REFRESH_SECONDS);
     http_buf_puts(&b, "<h1>Runs</h1><div class=\"card\"><table><tr><th class=\"n\">id</th>"
                       "<th>name</th><th>kind</th><th>status</th><th>progress</th>"
                       "<th class=\"n\">pairs</th><th>result</th><th>created (UTC)</th></tr>");
@@ -585,7 +590,9 @@ int pages_run(http_req_t *req, int64_t id)
     http_buf_t b = { 0 };
     char title[160];
     snprintf(title, sizeof title, "Run %lld: %s", (long long) id, s_str(rep, "name"));
-    s_open(&b, title);
+    const char *status = s_str(rep, "status");
+    bool live = strcmp(status, "running") == 0 || strcmp(status, "pending") == 0;
+    s_open(&b, title, live ? PAGES_REFRESH_SECONDS : 0);
     http_buf_printf(&b, "<h1>Run %lld: ", (long long) id);
     http_buf_html(&b, s_str(rep, "name"));
     http_buf_puts(&b, "</h1><div class=\"card\"><div class=\"kv\"><span>kind</span><span>");
@@ -636,7 +643,7 @@ int pages_workers(http_req_t *req)
     if (!o)
         return rc;   /* the builder queued its error reply */
     http_buf_t b = { 0 };
-    s_open(&b, "Workers");
+    s_open(&b, "Workers", PAGES_REFRESH_SECONDS);
     http_buf_printf(&b, "<h1>Workers</h1><p class=\"muted\">%.0f live (seen in the last %d s)</p>"
                         "<div class=\"card\"><table><tr><th>worker</th><th>contributor</th>"
                         "<th></th><th class=\"n\">cores</th><th class=\"n\">knps</th>"
@@ -680,7 +687,7 @@ int pages_contributors(http_req_t *req)
     if (!o)
         return rc;   /* the builder queued its error reply */
     http_buf_t b = { 0 };
-    s_open(&b, "Contributors");
+    s_open(&b, "Contributors", 0);
     http_buf_puts(&b, "<h1>Contributors</h1><div class=\"card\"><table><tr><th>name</th><th></th>"
                       "<th class=\"n\">workers</th><th class=\"n\">pairs</th>"
                       "<th class=\"n\">games</th><th class=\"n\">CPU hours</th></tr>");
@@ -710,7 +717,7 @@ int pages_values(http_req_t *req)
     if (!o)
         return rc;   /* the builder queued its error reply */
     http_buf_t b = { 0 };
-    s_open(&b, "Piece values");
+    s_open(&b, "Piece values", PAGES_REFRESH_SECONDS);
     http_buf_puts(&b, "<h1>Piece values</h1>");
     const cJSON *study;
     int count = 0;

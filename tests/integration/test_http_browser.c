@@ -98,6 +98,7 @@ static void a_finished_study_shows_values_with_intervals_and_their_convergence(v
     CHECK(s_count(s_dom, "class=\"series\"") >= 4);          /* one path per piece */
     CHECK(s_count(s_dom, "class=\"band\"") >= 4);
     CHECK(strstr(s_dom, "Archbishop") != NULL && strstr(s_dom, "knight odds") != NULL);
+    CHECK(strstr(s_dom, "http-equiv=\"refresh\"") == NULL);   /* finished: no reload */
     char png[600], args[800];
     snprintf(png, sizeof png, "%s/tests/http_values_page.png", CAPA_BINARY_DIR);
     unlink(png);
@@ -122,6 +123,7 @@ static void an_sprt_run_shows_its_llr_between_the_bounds_and_its_elo(void)
     CHECK_EQ_INT(s_count(s_dom, "class=\"series\""), 2);
     CHECK_EQ_INT(s_count(s_dom, "class=\"band\""), 1);
     CHECK(strstr(s_dom, "accept H1") != NULL);
+    CHECK(strstr(s_dom, "http-equiv=\"refresh\"") != NULL);   /* a live run reloads itself */
     char png[600], args[800];
     snprintf(png, sizeof png, "%s/tests/http_sprt_page.png", CAPA_BINARY_DIR);
     snprintf(args, sizeof args, "--window-size=1000,1300 --screenshot='%s'", png);
