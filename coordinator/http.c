@@ -355,11 +355,13 @@ static bool s_is(const s_segs_t *sg, int i, const char *word)
 static int s_method_not_allowed(http_req_t *req, const char *allow)
 {
     const char *const headers[] = { "Allow", allow, NULL };
-    char msg[160];
-    snprintf(msg, sizeof msg,
-             "{\"error\":\"%s is not allowed here (allowed: %s)\",\"code\":\"method_not_allowed\"}",
-             req->method, allow);
-    char *body = strdup(msg);
+    cJSON *j = cJSON_CreateObject();
+    char msg[96];
+    snprintf(msg, sizeof msg, "this method is not allowed here (allowed: %s)", allow);
+    cJSON_AddStringToObject(j, "error", msg);
+    cJSON_AddStringToObject(j, "code", "method_not_allowed");
+    char *body = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
     return http_reply_headers(req, 405, "application/json", body, body ? strlen(body) : 0,
                               headers);
 }
