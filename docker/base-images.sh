@@ -94,6 +94,17 @@ s_label_of() {
   docker image inspect -f "{{ index .Config.Labels \"$LABEL\" }}" "$1" 2>/dev/null || true
 }
 
+s_id_of() {
+  docker image inspect -f '{{ .Id }}' "$1" 2>/dev/null || true
+}
+
+# Removes image id $1 that NAME $2 no longer names (kept while other images
+# are built on it; they go when their own makers replace them).
+s_drop_replaced() {
+  [ -n "$1" ] && [ "$1" != "$(s_id_of "$2")" ] || return 0
+  docker rmi "$1" >/dev/null 2>&1 || true
+}
+
 s_hash() {
   sha256sum | cut -c1-16
 }
@@ -235,10 +246,17 @@ s_make_postgres() {
   start=$(date +%s)
   s_choose_network
   s_say "building $postgres_image from $base_image (network $network)"
-  docker build -q --network "$network" \
-    --build-arg "BASE_IMAGE=$base_image" \
-    --label "$LABEL=$recipe" \
-    -t "$postgres_image" "$here/postgres" >/dev/null
+  local log
+  log=$(mktemp)
+  if ! docker build -q --network "$network" \
+         --build-arg "BASE_IMAGE=$base_image" \
+         --label "$LABEL=$recipe" \
+         -t "$postgres_image" "$here/postgres" >"$log" 2>&1; then
+    grep -v -e '^DEPRECATED' -e '^ *Install the buildx' -e '^ *https://docs.docker.com/go/buildx' "$log" >&2
+    rm -f "$log"
+    s_die "docker build of $postgres_image failed (output above)"
+  fi
+  rm -f "$log"
   s_say "made $postgres_image in $(( $(date +%s) - start )) s"
 }
 
@@ -256,6 +274,10 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+# One maker at a time on this machine (two test runs may start together).
+exec 9>"${TMPDIR:-/tmp}/capalab-base-images.lock"
+flock 9
+
 command -v docker >/dev/null || s_die "docker is not installed"
 docker info >/dev/null 2>&1 || s_die "no Docker daemon answers (docker info fails)"
 
@@ -268,7 +290,9 @@ if [ "$what" = all ] || [ "$what" = debian ] || ! docker image inspect "$base_im
   if [ $force -eq 0 ] && [ "$(s_label_of "$base_image")" = "$recipe" ]; then
     s_say "$base_image is up to date ($(s_size "$base_image"))"
   else
+    old=$(s_id_of "$base_image")
     s_make_debian "$recipe"
+    s_drop_replaced "$old" "$base_image"
     s_say "$base_image: $(s_size "$base_image")"
   fi
 fi
@@ -278,7 +302,9 @@ if [ "$what" = all ] || [ "$what" = postgres ]; then
   if [ $force -eq 0 ] && [ "$(s_label_of "$postgres_image")" = "$recipe" ]; then
     s_say "$postgres_image is up to date ($(s_size "$postgres_image"))"
   else
+    old=$(s_id_of "$postgres_image")
     s_make_postgres "$recipe"
+    s_drop_replaced "$old" "$postgres_image"
     s_say "$postgres_image: $(s_size "$postgres_image")"
   fi
 fi
