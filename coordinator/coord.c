@@ -301,10 +301,15 @@ int coord_cron(coord_t *self)
     for (coord_run_t *r = self->runs; r; r = r->next)
         coord_run_check(self, r, false);
     if (now >= self->next_seen_ms) {
+        /* last_seen of every connected worker, in one transaction. */
         self->next_seen_ms = now + 30000;
-        for (size_t i = 0; i < self->session_cap; i++)
+        bool tx = store_extra_begin(self->store) == 0;
+        int rc = 0;
+        for (size_t i = 0; i < self->session_cap && rc == 0; i++)
             if (self->sessions[i].used)
-                store_worker_seen(self->store, self->sessions[i].worker_id);
+                rc = store_worker_seen(self->store, self->sessions[i].worker_id);
+        if (tx && (rc < 0 || store_extra_commit(self->store) < 0))
+            store_extra_rollback(self->store);
     }
     if (now >= self->next_stats_ms) {
         if (self->st_turns)

@@ -41,6 +41,32 @@ static void s_add_i64(s_buf_t *b, int64_t v, bool first)
     s_add(b, tmp);
 }
 
+/* Leases are state the coordinator can rebuild (a lost lease row only means
+ * its pairs are played again), so their writes do not wait for the disk
+ * flush: synchronous_commit off for that one transaction. Pairs are never
+ * written this way. */
+static int s_exec_async(store_t *store, const char *what, const char *sql, int n,
+                        const char *const *params, PGresult **res_p)
+{
+    *res_p = NULL;
+    int rc = store_begin(store);
+    if (rc < 0)
+        return rc;
+    rc = store_exec(store, what, "SET LOCAL synchronous_commit TO OFF", 0, NULL, NULL);
+    if (rc == 0)
+        rc = store_exec(store, what, sql, n, params, res_p);
+    if (rc == 0)
+        rc = store_commit(store);
+    if (rc < 0) {
+        store_rollback(store);
+        if (*res_p) {
+            PQclear(*res_p);
+            *res_p = NULL;
+        }
+    }
+    return rc;
+}
+
 int store_extra_tasks_create(store_t *store, store_extra_task_t *tasks, size_t n, int64_t ttl_ms)
 {
     if (n == 0)
@@ -71,7 +97,7 @@ int store_extra_tasks_create(store_t *store, store_extra_task_t *tasks, size_t n
     char tb[24];
     if (rc == 0) {
         const char *params[] = { runs.s, workers.s, firsts.s, lasts.s, store_i64(tb, ttl_ms) };
-        rc = store_exec(store, "create tasks",
+        rc = s_exec_async(store, "create tasks",
                         "INSERT INTO tasks (run_id, worker_id, first_pair, last_pair, expires_at)"
                         " SELECT t.run_id, t.worker_id, t.first, t.last,"
                         "  now() + $5::bigint * interval '1 millisecond'"
@@ -133,7 +159,7 @@ int store_extra_tasks_finish(store_t *store, const int64_t *ids, size_t n,
     }
     const char *params[] = { b.s };
     PGresult *res = NULL;
-    int rc = store_exec(store, "finish tasks",
+    int rc = s_exec_async(store, "finish tasks",
                         "WITH ended AS (UPDATE tasks SET status = 'done', ended_at = now()"
                         "  WHERE id = ANY($1::bigint[]) AND status = 'active'"
                         "  RETURNING id, run_id, first_pair, last_pair)" EXTRA_UNSTORED_RANGES,
