@@ -23,7 +23,8 @@ if(TARGET capa-coordinator)
     a_values_study_completes_with_every_pair_stored_once
     an_spsa_run_moves_theta_and_keeps_its_history
     sigterm_says_bye_to_workers_and_exits_zero
-    curve_encryption_admits_only_clients_that_know_the_server_key)
+    curve_encryption_admits_only_clients_that_know_the_server_key
+    admin_subcommands_show_a_token_once_and_refuse_bad_documents)
   capa_pg_add_test(NAME test_coord COMMAND test_coord ${coord_cases} TIMEOUT 300)
   capa_pg_add_test(NAME test_coord_outage
                    COMMAND test_coord a_database_outage_gives_internal_and_loses_nothing_acknowledged

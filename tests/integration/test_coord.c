@@ -830,6 +830,76 @@ static void curve_encryption_admits_only_clients_that_know_the_server_key(void)
     unlink(path);
 }
 
+/* Runs capa-coordinator with args (a shell-quoted string); output into out. */
+static int s_admin(fx_t *fx, const char *args, char *out, size_t cap)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s/capa-coordinator' --db '%s' --log-level error %s 2>&1",
+             CAPA_BINARY_DIR, fx->ci, args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
+{
+    static fx_t fx;
+    s_up(&fx, "coord_admin", NULL);
+    char out[8192];
+    CHECK_EQ_INT(s_admin(&fx, "contributor add dora --admin", out, sizeof out), 0);
+    char *tok = strstr(out, "capa_");
+    CHECK(tok != NULL);
+    tok[strcspn(tok, "\n")] = 0;
+    /* Only the hash is kept; the token itself works for HELLO. */
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM contributors WHERE token_hash = '%s'", tok);
+    CHECK_EQ_INT(s_sql(&fx, sql), 0);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM contributors WHERE name = 'dora' AND is_admin"), 1);
+    coord_client_t *c = coord_client_new(fx.proc.endpoint);
+    proto_msg_t m;
+    CHECK(coord_client_hello(c, tok, "wd", 4242, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    proto_msg_free(&m);
+    coord_client_destroy(&c);
+    CHECK(s_admin(&fx, "contributor add dora", out, sizeof out) != 0);
+    CHECK(strstr(out, "exists") != NULL);
+    CHECK_EQ_INT(s_admin(&fx, "contributor list", out, sizeof out), 0);
+    CHECK(strstr(out, "dora") != NULL && strstr(out, "alice") != NULL);
+    CHECK_EQ_INT(s_admin(&fx, "contributor revoke dora", out, sizeof out), 0);
+    CHECK(s_admin(&fx, "contributor revoke nobody", out, sizeof out) != 0);
+    /* Runs: a good document gets an id; a bad one an error naming the field. */
+    CHECK_EQ_INT(s_admin(&fx, "run submit '" CAPA_SOURCE_DIR "/configs/run-sprt.json'", out,
+                         sizeof out), 0);
+    CHECK(atoi(out) >= 1);
+    char path[600];
+    snprintf(path, sizeof path, "%s/tests/coord_admin_bad.json", CAPA_BINARY_DIR);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs("{\"kind\":\"values\",\"name\":\"x\",\"imbalances\":[{\"name\":\"bad\","
+          "\"side\":\"X\",\"other\":\"\"}]}", f);
+    fclose(f);
+    char args[1024];
+    snprintf(args, sizeof args, "run submit '%s'", path);
+    CHECK_EQ_INT(s_admin(&fx, args, out, sizeof out), 1);
+    CHECK_MSG(strstr(out, "imbalances[0]") != NULL, "%.300s", out);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM runs"), 1);
+    CHECK_EQ_INT(s_admin(&fx, "run list", out, sizeof out), 0);
+    CHECK(strstr(out, "archbishop-875") != NULL);
+    CHECK_EQ_INT(s_admin(&fx, "run show 1", out, sizeof out), 0);
+    CHECK(strstr(out, "LLR") != NULL && strstr(out, "verdict") != NULL);
+    CHECK_EQ_INT(s_admin(&fx, "run show 1 --json", out, sizeof out), 0);
+    CHECK(strstr(out, "\"sprt\"") != NULL);
+    CHECK(s_admin(&fx, "run show 99", out, sizeof out) != 0);
+    CHECK_EQ_INT(s_admin(&fx, "run stop 1", out, sizeof out), 0);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM runs WHERE status = 'stopped'"), 1);
+    CHECK(s_admin(&fx, "run frobnicate", out, sizeof out) == 2);
+    s_down(&fx);
+}
+
 /* ---- end to end with real capa-worker processes ---------------------------- */
 
 static pid_t s_worker_start(fx_t *fx, const char *name)
@@ -1061,6 +1131,7 @@ static const check_case_t CASES[] = {
     CASE(an_spsa_run_moves_theta_and_keeps_its_history),
     CASE(sigterm_says_bye_to_workers_and_exits_zero),
     CASE(curve_encryption_admits_only_clients_that_know_the_server_key),
+    CASE(admin_subcommands_show_a_token_once_and_refuse_bad_documents),
     CASE(a_database_outage_gives_internal_and_loses_nothing_acknowledged),
     CASE(an_sprt_run_played_by_real_workers_decides),
     CASE(a_values_study_played_by_real_workers_stores_every_pair_once),
