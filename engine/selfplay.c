@@ -34,7 +34,7 @@ typedef struct {
     selfplay_stats_t *stats;
     char **pgn;                /* [2 * pairs] formatted games */
     int rc;
-    char err[256];
+    char err[320];  /* "pair N: " + a game error of up to 256 */
     int done;
 } s_shared_t;
 
