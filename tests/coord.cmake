@@ -23,6 +23,7 @@ if(TARGET capa-coordinator)
     a_values_study_completes_with_every_pair_stored_once
     an_spsa_run_moves_theta_and_keeps_its_history
     sigterm_says_bye_to_workers_and_exits_zero
+    an_spsa_run_continues_after_a_restart
     curve_encryption_admits_only_clients_that_know_the_server_key
     admin_subcommands_show_a_token_once_and_refuse_bad_documents)
   capa_pg_add_test(NAME test_coord COMMAND test_coord ${coord_cases} TIMEOUT 300)

@@ -771,6 +771,57 @@ static void an_spsa_run_moves_theta_and_keeps_its_history(void)
     s_down(&fx);
 }
 
+static void an_spsa_run_continues_after_a_restart(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_spsa_restart", extra);
+    int64_t run = s_submit(&fx,
+        "{\"kind\":\"spsa\",\"name\":\"s\",\"seed\":5,\"variant\":\"caparandom\","
+        "\"game\":{\"nodes\":1000},\"params\":{\"ArchbishopValueMg\":{\"start\":825,\"min\":600,"
+        "\"max\":1100,\"c_end\":20,\"r_end\":0.002}},\"iterations\":40}");
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t t1, t2;
+    s_task(c, 2, &t1);
+    s_task(c, 2, &t2);   /* two open perturbations */
+    int64_t pairs[PROTO_PAIRS_MAX];
+    int scores[PROTO_PAIRS_MAX];
+    s_all_pairs(&t1.u.task, pairs);
+    for (size_t k = 0; k < t1.u.task.pair_count; k++)
+        scores[k] = 4;
+    s_deliver(c, &t1.u.task, pairs, t1.u.task.pair_count, scores, 0, true, t1.u.task.pair_count);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM spsa_history WHERE run_id = %lld", (long long) run);
+    long long before = s_sql(&fx, sql);
+    CHECK(before >= 1);
+    CHECK_EQ_INT(coord_proc_stop(&fx.proc, SIGKILL), 128 + SIGKILL);
+    CHECK(coord_proc_restart(&fx.proc, fx.ci, extra, fx.name) == 0);
+    proto_msg_t m;
+    CHECK(coord_client_hello(c, fx.token, "w1", 4242, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    proto_msg_free(&m);
+    /* The second task's perturbation survived the restart: its pairs move theta. */
+    s_all_pairs(&t2.u.task, pairs);
+    for (size_t k = 0; k < t2.u.task.pair_count; k++)
+        scores[k] = 0;
+    s_deliver(c, &t2.u.task, pairs, t2.u.task.pair_count, scores, 0, true, t2.u.task.pair_count);
+    CHECK_EQ_INT(s_sql(&fx, sql), before + 1);
+    /* The next task starts from the latest theta. */
+    snprintf(sql, sizeof sql,
+             "SELECT round((theta->>'ArchbishopValueMg')::numeric * 1000) FROM spsa_history "
+             "WHERE run_id = %lld ORDER BY iteration DESC LIMIT 1", (long long) run);
+    long long theta1000 = s_sql(&fx, sql);
+    proto_msg_t t3;
+    s_task(c, 2, &t3);
+    double mid = (t3.u.task.a.items[0].value + t3.u.task.b.items[0].value) / 2;
+    CHECK_NEAR(mid * 1000, (double) theta1000, 2.0);
+    proto_msg_free(&t1);
+    proto_msg_free(&t2);
+    proto_msg_free(&t3);
+    coord_client_destroy(&c);
+    s_down(&fx);
+}
+
 static void sigterm_says_bye_to_workers_and_exits_zero(void)
 {
     static fx_t fx;
@@ -1130,6 +1181,7 @@ static const check_case_t CASES[] = {
     CASE(a_values_study_completes_with_every_pair_stored_once),
     CASE(an_spsa_run_moves_theta_and_keeps_its_history),
     CASE(sigterm_says_bye_to_workers_and_exits_zero),
+    CASE(an_spsa_run_continues_after_a_restart),
     CASE(curve_encryption_admits_only_clients_that_know_the_server_key),
     CASE(admin_subcommands_show_a_token_once_and_refuse_bad_documents),
     CASE(a_database_outage_gives_internal_and_loses_nothing_acknowledged),
