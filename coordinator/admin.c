@@ -331,13 +331,55 @@ int admin_main(const coord_config_t *cfg_in, int argc, char **argv)
         return s_usage();
     coord_config_t cfg = *cfg_in;
     char err[1024];
+    /* Settings may also follow the subcommand ("run submit f.json --db X");
+     * --admin and --json belong to the subcommands. */
+    char **words = calloc((size_t) argc + 1, sizeof *words);
+    if (!words)
+        return 1;
+    int nw = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || !strcmp(a, "--admin") || !strcmp(a, "--json")) {
+            words[nw++] = argv[i];
+            continue;
+        }
+        char key[64];
+        const char *eq = strchr(a + 2, '=');
+        size_t klen = eq ? (size_t) (eq - a - 2) : strlen(a + 2);
+        if (klen == 0 || klen >= sizeof key) {
+            free(words);
+            return s_usage();
+        }
+        memcpy(key, a + 2, klen);
+        key[klen] = 0;
+        for (char *k = key; *k; k++)
+            if (*k == '-')
+                *k = '_';
+        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        char source[80];
+        snprintf(source, sizeof source, "flag --%s", key);
+        if (!value || config_set(coord_config_spec(), &cfg, key, value, source, err,
+                                 sizeof err) < 0) {
+            fprintf(stderr, "capa-coordinator: %s\n", value ? err : "a flag needs a value");
+            free(words);
+            return 2;
+        }
+    }
+    argc = nw;
+    argv = words;
+    if (argc < 1) {
+        free(words);
+        return s_usage();
+    }
     if (!cfg.db[0]) {
         fprintf(stderr, "capa-coordinator: no database: give --db CONNINFO or CAPA_DB\n");
+        free(words);
         return 2;
     }
     store_t *st = NULL;
     if (store_open(cfg.db, &st, err, sizeof err) < 0) {
         fprintf(stderr, "capa-coordinator: %s\n", err);
+        free(words);
         return 1;
     }
     int status;
@@ -362,5 +404,6 @@ int admin_main(const coord_config_t *cfg_in, int argc, char **argv)
         status = s_usage();
     }
     store_destroy(&st);
+    free(words);
     return status;
 }

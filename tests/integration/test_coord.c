@@ -948,6 +948,16 @@ static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
     CHECK_EQ_INT(s_admin(&fx, "run stop 1", out, sizeof out), 0);
     CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM runs WHERE status = 'stopped'"), 1);
     CHECK(s_admin(&fx, "run frobnicate", out, sizeof out) == 2);
+    /* Settings may follow the subcommand too. */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s/capa-coordinator' contributor list --db '%s' 2>&1",
+             CAPA_BINARY_DIR, fx.ci);
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL);
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = 0;
+    CHECK_EQ_INT(pclose(p), 0);
+    CHECK(strstr(out, "dora") != NULL);
     s_down(&fx);
 }
 
