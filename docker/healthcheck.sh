@@ -2,9 +2,14 @@
 # HEALTHCHECK of the capalab image. Exit 0 = healthy, 1 = unhealthy.
 #
 # CAPA_HEALTHCHECK chooses the check (default auto):
-#   auto     http when the container runs capa-coordinator, else process
-#   http     GET CAPA_HEALTH_URL answers with status 200; the default URL is
-#            http://127.0.0.1:${CAPA_HTTP_PORT:-8080}/health
+#   auto     http when the container runs capa-coordinator with its HTTP
+#            server on, else process
+#   http     GET /health answers with status 200 (the coordinator answers 503
+#            while its database is down). The URL: CAPA_HEALTH_URL if set,
+#            else built from the coordinator's `http` setting (host:port) as
+#            given by --http on its command line or CAPA_HTTP in the
+#            environment (0.0.0.0 and * mean 127.0.0.1), else
+#            http://127.0.0.1:8080/health, the coordinator's default
 #   process  the container's capalab program is running (not a zombie)
 #   none     always healthy
 # A compose file may also replace the check with its own `healthcheck:`.
@@ -60,11 +65,47 @@ s_check_http() {
   exit 0
 }
 
-url=${CAPA_HEALTH_URL:-http://127.0.0.1:${CAPA_HTTP_PORT:-8080}/health}
+# The coordinator's `http` setting: --http VALUE or --http=VALUE on the
+# command line of process $1, else CAPA_HTTP, else its default.
+s_coordinator_http() {
+  local arg next=0 http=${CAPA_HTTP-127.0.0.1:8080}
+  if [ -n "${1:-}" ] && [ -r "/proc/$1/cmdline" ]; then
+    while IFS= read -r -d '' arg; do
+      if [ $next -eq 1 ]; then http=$arg; next=0; continue; fi
+      case "$arg" in
+        --http) next=1 ;;
+        --http=*) http=${arg#--http=} ;;
+      esac
+    done <"/proc/$1/cmdline"
+  fi
+  echo "$http"
+}
+
+# http://HOST:PORT/health for an `http` setting HOST:PORT (or PORT).
+s_health_url() {
+  local http=$1 host port
+  if [[ $http == *:* ]]; then host=${http%:*}; port=${http##*:}; else host=""; port=$http; fi
+  case "$host" in ""|0.0.0.0|"*") host=127.0.0.1 ;; esac
+  echo "http://$host:$port/health"
+}
+
 mode=${CAPA_HEALTHCHECK:-auto}
+pid=$(s_main_pid) || pid=""
+program=""
+[ -z "$pid" ] || program=$(s_program_of "$pid")
+if [ "$program" = capa-coordinator ]; then
+  http=$(s_coordinator_http "$pid")
+else
+  http=$(s_coordinator_http "")
+fi
+if [ -n "${CAPA_HEALTH_URL:-}" ]; then
+  url=$CAPA_HEALTH_URL
+else
+  url=$(s_health_url "${http:-127.0.0.1:8080}")
+fi
 if [ "$mode" = auto ]; then
   mode=process
-  if pid=$(s_main_pid) && [ "$(s_program_of "$pid")" = capa-coordinator ]; then
+  if [ "$program" = capa-coordinator ] && { [ -n "$http" ] || [ -n "${CAPA_HEALTH_URL:-}" ]; }; then
     mode=http
   fi
 fi

@@ -337,20 +337,22 @@ s_test_project() {
     s_check "/usr/local/share/capalab/$p holds the tree's $p files (${want:-none})" [ "$got" = "$want" ]
   done
 
-  # The HEALTHCHECK: alive for the engine/worker/cli, GET /health for the
-  # coordinator (nothing listens here, so it must turn unhealthy).
+  # The HEALTHCHECK: alive for the engine/worker/cli, GET /health on the
+  # coordinator's --http address (nothing listens here: unhealthy).
   docker run -d --name "$prefix-alive" --label "$test_label=$run_id" --health-interval 1s \
     "$image" bash -c 'exec -a capa-worker sleep 300' >/dev/null
   docker run -d --name "$prefix-coord" --label "$test_label=$run_id" --health-interval 1s \
-    --health-retries 1 --health-start-period 0s \
-    "$image" bash -c 'exec -a capa-coordinator sleep 300' >/dev/null
-  s_check "the healthcheck finds a running capa-worker healthy" s_wait_health "$prefix-alive" healthy 30
-  s_check "the healthcheck finds a coordinator without /health unhealthy" \
-    s_wait_health "$prefix-coord" unhealthy 30
-  out=$(docker exec -e CAPA_HEALTHCHECK=http -e CAPA_HEALTH_URL=http://127.0.0.1:9/health \
-        "$prefix-alive" capalab-healthcheck 2>&1) || true
-  s_check "the http check names the address it could not reach (got: $out)" \
-    grep -q 'cannot connect to 127.0.0.1:9' <<<"$out"
+    --health-retries 1 --health-start-period 1s \
+    "$image" bash -c 'exec -a capa-coordinator bash -c "sleep 300; exit 0" sh --http 0.0.0.0:9' >/dev/null
+  s_check "the healthcheck finds a running capa-worker healthy" s_wait_health "$prefix-alive" healthy 60
+  s_check "the healthcheck finds a coordinator whose /health does not answer unhealthy" \
+    s_wait_health "$prefix-coord" unhealthy 60
+  out=$(docker exec "$prefix-coord" capalab-healthcheck 2>&1) || true
+  s_check "the coordinator's check follows its --http setting (got: $out)" \
+    grep -q 'cannot connect to 127.0.0.1:9$' <<<"$out"
+  out=$(docker exec -e CAPA_HEALTH_URL=http://127.0.0.1:7/health "$prefix-coord" capalab-healthcheck 2>&1) || true
+  s_check "CAPA_HEALTH_URL overrides the address (got: $out)" \
+    grep -q 'cannot connect to 127.0.0.1:7$' <<<"$out"
   s_check "no capalab program in the container is unhealthy" \
     bash -c "! docker run --rm --label $test_label=$run_id $image capalab-healthcheck >/dev/null"
 
@@ -388,6 +390,7 @@ s_test_cluster() {
 
   docker run -d --name "$coord" --label "$test_label=$run_id" --network "$net" \
     --network-alias coordinator -e CAPA_DB="$conninfo" -e CAPA_BIND=tcp://0.0.0.0:5555 \
+    -e CAPA_HTTP=0.0.0.0:8080 --health-interval 2s --health-start-period 1s --health-retries 30 \
     "$image" capa-coordinator >/dev/null
   docker run -d --name "$worker" --label "$test_label=$run_id" --network "$net" \
     -e CAPA_COORDINATOR=tcp://coordinator:5555 -e CAPA_TOKEN="$token" -e CAPA_CONCURRENCY=1 \
@@ -405,6 +408,8 @@ JSON
   done
   s_check "cluster: the worker plays the run's pairs and the coordinator finishes it (run list: $out)" \
     grep -q finished <<<"$out"
+  s_check "cluster: the coordinator's /health turns its container healthy" \
+    s_wait_health "$coord" healthy 60
   if ! grep -q finished <<<"$out"; then
     docker logs "$coord" 2>&1 | tail -n 10
     docker logs "$worker" 2>&1 | tail -n 10
