@@ -16,9 +16,23 @@
 #include "spool.h"
 
 static char s_dir[256];
+static char s_mounted[256];  /* a tmpfs a failed case may have left mounted */
+
+static void s_cleanup_mount(void)
+{
+    if (!s_mounted[0])
+        return;
+    umount2(s_mounted, MNT_DETACH);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s_mounted);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", s_mounted);
+    s_mounted[0] = '\0';
+}
 
 static void s_fresh_dir(void)
 {
+    s_cleanup_mount();
     snprintf(s_dir, sizeof s_dir, "/tmp/capa-spool-test-%d-XXXXXX", (int) getpid());
     CHECK(mkdtemp(s_dir) != NULL);
 }
@@ -233,6 +247,7 @@ static void a_full_disk_gives_efull_and_keeps_the_spool_readable(void)
         s_rm_dir(s_dir);
         return;
     }
+    snprintf(s_mounted, sizeof s_mounted, "%s", s_dir);
     char err[256];
     spool_t *sp = NULL;
     CHECK_EQ_INT(spool_open(s_dir, &sp, err, sizeof err), 0);
@@ -274,6 +289,7 @@ static void a_full_disk_gives_efull_and_keeps_the_spool_readable(void)
     CHECK(sp == NULL);
     free(big);
     CHECK(umount(s_dir) == 0);
+    s_mounted[0] = '\0';
     s_rm_dir(s_dir);
 }
 
@@ -358,4 +374,9 @@ static const check_case_t CASES[] = {
     { 0 },
 };
 
-int main(int argc, char **argv) { return check_main(argc, argv, CASES); }
+int main(int argc, char **argv)
+{
+    int rc = check_main(argc, argv, CASES);
+    s_cleanup_mount();
+    return rc;
+}
