@@ -197,6 +197,20 @@ s_test_postgres() {
   out=$(docker exec "$db" stat -c %U /proc/1)
   s_check "the server runs as postgres, not root (got: $out)" [ "$out" = postgres ]
 
+  printf 'from-a-file\n' >"$work/pw"
+  chmod 0644 "$work/pw"
+  docker run -d --name "$db-secret" --label "$test_label=$run_id" --network "$net" --network-alias db-secret \
+    -e POSTGRES_PASSWORD_FILE=/run/secrets/pw -v "$work/pw:/run/secrets/pw:ro" \
+    --health-interval 1s "$postgres_image" >/dev/null
+  if s_wait_health "$db-secret" healthy 90; then
+    out=$(s_client -e PGPASSWORD=from-a-file "$postgres_image" \
+          psql -h db-secret -U postgres -d postgres -tA -c 'SELECT current_user') || true
+  else
+    out="not healthy"
+  fi
+  s_check "POSTGRES_PASSWORD_FILE sets the password of the default user postgres (got: $out)" [ "$out" = postgres ]
+  docker rm -f -v "$db-secret" >/dev/null
+
   docker exec "$db" psql -U capalab -d capalab_test -q -c "INSERT INTO made_by_init VALUES ('kept')"
   docker stop "$db" >/dev/null
   docker rm -v "$db" >/dev/null
