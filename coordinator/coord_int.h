@@ -170,6 +170,24 @@ int coord_spsa_save(coord_t *self, coord_run_t *run);
 /* Restores theta and the open steps of active leases after a restart. */
 int coord_spsa_load(coord_t *self, coord_run_t *run, const char *state_json);
 
+/* Answers an item with ERROR (about its type, task and batch) and drops it. */
+#define ITEM_ERROR(self, it, code, ...)                                                      \
+    do {                                                                                     \
+        coord_send_error((self), (it)->rid, (it)->rid_len, (it)->req_style, (code),           \
+                         (it)->msg.type,                                                      \
+                         (it)->msg.type == PROTO_RESULT ? (it)->msg.u.result.task_id : -1,    \
+                         (it)->msg.type == PROTO_RESULT ? (it)->msg.u.result.batch : -1,      \
+                         __VA_ARGS__);                                                        \
+        (it)->dropped = true;                                                                 \
+    } while (0)
+
+int64_t coord_now_ns(void);        /* monotonic, for statistics */
+
+/* coord_result.c: every RESULT of the turn (one commit for their pairs). */
+void coord_turn_results(coord_t *self, coord_turn_t *turn);
+/* coord_request.c: every REQUEST of the turn (one commit for the leases). */
+void coord_turn_requests(coord_t *self, coord_turn_t *turn);
+
 /* coord_task.c: the end of a turn: revocations, then every RESULT (one
  * commit), then every REQUEST (one commit). Frees the items. */
 void coord_turn_finish(coord_t *self, coord_turn_t *turn);
