@@ -191,11 +191,17 @@ int startpos_imbalance_of(const startpos_spec_t *spec, int64_t k, size_t *imbala
 static void s_pawn_files(const char *pieces, uint64_t st, char *out, size_t cap)
 {
     size_t o = 0;
+    unsigned used = 0; /* files already given a removed pawn: "PPP" takes three files */
     for (const char *p = pieces; *p && o + 4 < cap; p++) {
         out[o++] = *p;
         if (*p == 'P') {
+            unsigned f;
+            do
+                f = (unsigned) (crc_splitmix64(&st) % 10);
+            while ((used >> f & 1) && used != 0x3ff);
+            used |= 1u << f;
             out[o++] = '@';
-            out[o++] = (char) ('a' + crc_splitmix64(&st) % 10);
+            out[o++] = (char) ('a' + f);
         }
     }
     out[o] = 0;

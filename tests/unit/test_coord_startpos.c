@@ -161,6 +161,25 @@ static void imbalances_with_unequal_pair_counts_are_dealt_in_rounds(void)
     CHECK_EQ_INT(startpos_for_pair(&spec, 6, &s, err, sizeof err), CAPA_ERANGE);
 }
 
+static void several_pawns_come_off_different_files(void)
+{
+    startpos_imbalance_t imb[1] = { { .label = "N vs PPP", .side = "N", .other = "PPP", .pairs = 50 } };
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 5, .imbalances = imb,
+                             .imbalance_count = 1 };
+    char err[256];
+    for (int k = 0; k < 50; k++) {
+        startpos_t s;
+        CHECK_MSG(startpos_for_pair(&spec, k, &s, err, sizeof err) == 0, "pair %d: %s", k, err);
+        /* fen: B (White) keeps its knight and lost three pawns; Black lost a knight. */
+        CHECK_EQ_INT(s_count(s.fen, 'P'), 7);
+        CHECK_EQ_INT(s_count(s.fen, 'p'), 10);
+        CHECK_EQ_INT(s_count(s.fen, 'N'), 2);
+        CHECK_EQ_INT(s_count(s.fen, 'n'), 1);
+        CHECK_EQ_INT(s_count(s.fen2, 'P'), 10);
+        CHECK_EQ_INT(s_count(s.fen2, 'p'), 7);
+    }
+}
+
 static void variant_starts_play_reproducible_random_plies(void)
 {
     startpos_spec_t spec = { .source = STARTPOS_VARIANT, .variant = VARIANT_CAPABLANCA,
@@ -221,6 +240,7 @@ static const check_case_t CASES[] = {
     CASE(the_same_pair_number_always_gives_the_same_start),
     CASE(values_pairs_cycle_through_the_imbalances_with_b_holding_the_pieces),
     CASE(imbalances_with_unequal_pair_counts_are_dealt_in_rounds),
+    CASE(several_pawns_come_off_different_files),
     CASE(variant_starts_play_reproducible_random_plies),
     CASE(a_book_is_read_checked_by_its_hash_and_cycled),
     { 0 },
