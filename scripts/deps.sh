@@ -3,13 +3,26 @@
 # that are missing. Needs root (or sudo). Debian 12 (bookworm).
 set -euo pipefail
 
-PACKAGES=(
-  build-essential cmake pkg-config clang libclang-rt-14-dev
+# What it takes to build the four programs.
+BUILD_PACKAGES=(
+  build-essential cmake pkg-config
   libzmq3-dev libcjson-dev libcurl4-openssl-dev libmicrohttpd-dev libsodium-dev
-  libpq-dev zlib1g-dev postgresql postgresql-contrib
-  python3 procps iproute2 curl ca-certificates fairy-stockfish
-  chromium   # tests/integration/test_http_browser.c renders the report pages
+  libpq-dev zlib1g-dev ca-certificates
 )
+# What the quickstart and the tests need beside that: a PostgreSQL server,
+# clang with libFuzzer, Fairy-Stockfish as a reference oracle, Chromium for
+# the page tests (tests/integration/test_http_browser.c), and the tools the
+# scripts call.
+RUN_PACKAGES=(
+  clang libclang-rt-14-dev postgresql postgresql-contrib
+  python3 procps iproute2 curl fairy-stockfish chromium
+)
+# --build-only: just the build (the Docker image's build stage).
+if [ "${1:-}" = "--build-only" ]; then
+  PACKAGES=("${BUILD_PACKAGES[@]}")
+else
+  PACKAGES=("${BUILD_PACKAGES[@]}" "${RUN_PACKAGES[@]}")
+fi
 if [ "${CAPA_DEPS_EXTRA:-}" ]; then
   read -r -a extra <<<"$CAPA_DEPS_EXTRA"
   PACKAGES+=("${extra[@]}")
