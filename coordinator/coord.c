@@ -12,6 +12,7 @@
 #include <zmq.h>
 
 #include "bench.h"
+#include "bootstrap.h"
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
@@ -146,6 +147,8 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
     if (rc == 0 && (rc = store_migrate(self->store, self->cfg.sql_dir, &applied)) < 0)
         capa_fail(err, errlen, rc, "migrations in %s: %s", self->cfg.sql_dir,
                   store_last_error(self->store));
+    if (rc == 0)
+        rc = bootstrap_from_config(self->store, &self->cfg, NULL, err, errlen);
     if (rc == 0) {
         LOG(LOG_INFO, "database ready (%d migrations applied from %s)", applied,
             self->cfg.sql_dir);

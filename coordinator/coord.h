@@ -33,6 +33,8 @@ typedef struct {
     char curve_secret_file[1024];
     char admin_token[128];      /* for HTTP writes (besides admin contributors' tokens) */
     char admin_token_file[1024];/* or read it from this file's first line */
+    char bootstrap_contributor[128];   /* registered at start from ...           */
+    char bootstrap_token_file[1024];   /* ... this token file (bootstrap.h)        */
     char http[256];             /* HTTP API and pages: host:port ("" = none); helper http */
     char pgn_dir[1024];         /* uploaded PGN files (HTTP API) */
     bool http_open_reads;       /* HTTP reads need no token */

@@ -21,6 +21,8 @@ static const config_item_t ITEMS[] = {
     CONFIG_PATH(coord_config_t, curve_secret_file, "", "CURVE key file: enables encryption"),
     CONFIG_SECRET(coord_config_t, admin_token, "", "admin token for HTTP writes"),
     CONFIG_PATH(coord_config_t, admin_token_file, "", "file holding the admin token (first line)"),
+    CONFIG_STRING(coord_config_t, bootstrap_contributor, "", "contributor registered at start with the token of bootstrap_token_file"),
+    CONFIG_PATH(coord_config_t, bootstrap_token_file, "", "file holding that contributor's token (first line; only its hash is stored)"),
     CONFIG_STRING(coord_config_t, http, "127.0.0.1:8080", "HTTP API and pages host:port (\"\" = off)"),
     CONFIG_PATH(coord_config_t, pgn_dir, "pgn", "folder for the PGN files workers upload"),
     CONFIG_BOOL(coord_config_t, http_open_reads, "true", "HTTP reads need no token"),

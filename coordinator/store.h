@@ -338,6 +338,9 @@ int store_contributor_by_token(store_t *store, const char *token_hash,
 int store_contributor_get(store_t *store, int64_t id, store_contributor_t *out);
 /* Revokes the contributor's token (idempotent). CAPA_ENOTFOUND if none. */
 int store_contributor_revoke(store_t *store, int64_t id);
+/* Replaces the contributor's token hash (rotation; see bootstrap.h).
+ * CAPA_ENOTFOUND if none, CAPA_EDUP if another contributor has this hash. */
+int store_contributor_set_token(store_t *store, int64_t id, const char *token_hash);
 /* All contributors by id, with accounting. Heap array, free(). */
 int store_contributor_list(store_t *store, store_contributor_t **list_p, size_t *n_out);
 

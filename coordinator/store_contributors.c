@@ -117,6 +117,26 @@ int store_contributor_revoke(store_t *store, int64_t id)
     return rc;
 }
 
+int store_contributor_set_token(store_t *store, int64_t id, const char *token_hash)
+{
+    if (!token_hash || !s_is_hash(token_hash))
+        return store_fail(store, CAPA_EINVAL, "a token hash is 32..128 lower-case hex digits");
+    char ib[24];
+    const char *params[] = { store_i64(ib, id), token_hash };
+    PGresult *res;
+    int rc = store_exec(store, "set contributor token",
+                        "UPDATE contributors SET token_hash = $2 WHERE id = $1::bigint RETURNING id",
+                        2, params, &res);
+    if (rc == CAPA_EDUP)
+        return store_fail(store, CAPA_EDUP, "another contributor has this token");
+    if (rc < 0)
+        return rc;
+    if (PQntuples(res) == 0)
+        rc = store_fail(store, CAPA_ENOTFOUND, "no contributor %lld", (long long) id);
+    PQclear(res);
+    return rc;
+}
+
 int store_contributor_list(store_t *store, store_contributor_t **list_p, size_t *n_out)
 {
     *list_p = NULL;
