@@ -213,6 +213,24 @@ static void s_on_error(worker_t *w, const proto_error_t *e)
     }
 }
 
+/* " 120 121 119" (stored, then duplicate) for the debug log, so a test can
+ * collect every acknowledged pair; "..." ends a list that does not fit. */
+static void s_pair_list(const proto_ack_t *a, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = 0;
+    size_t total = a->stored_count + a->duplicate_count;
+    for (size_t i = 0; i < total; i++) {
+        int64_t p = i < a->stored_count ? a->stored[i] : a->duplicate[i - a->stored_count];
+        int n = snprintf(out + len, cap - len, " %" PRId64, p);
+        if (n < 0 || (size_t) n >= cap - len - 4) {
+            snprintf(out + len, cap - len, " ...");
+            return;
+        }
+        len += (size_t) n;
+    }
+}
+
 static void s_on_message(worker_t *w, const char *frame, size_t len)
 {
     proto_msg_t msg;
@@ -255,8 +273,12 @@ static void s_on_message(worker_t *w, const char *frame, size_t len)
         if (rc < 0 && rc != CAPA_ENOTFOUND)
             LOG(LOG_WARN, "ACK task %" PRId64 " batch %" PRId64 ": %s", a->task_id, a->batch, err);
         backoff_reset(&w->internal_backoff);
-        LOG(LOG_DEBUG, "ACK task %" PRId64 " batch %" PRId64 ": %zu stored, %zu duplicate",
-            a->task_id, a->batch, a->stored_count, a->duplicate_count);
+        if (capa_log_level() >= LOG_DEBUG) {
+            char list[512];
+            s_pair_list(a, list, sizeof list);
+            LOG(LOG_DEBUG, "ACK task %" PRId64 " batch %" PRId64 ": %zu stored, %zu duplicate; pairs%s",
+                a->task_id, a->batch, a->stored_count, a->duplicate_count, list);
+        }
         break;
     }
     case PROTO_HEARTBEAT:

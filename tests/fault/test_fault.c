@@ -1,0 +1,648 @@
+/* The fault suite: real capa-coordinator and capa-worker processes on
+ * loopback, PostgreSQL clusters, SIGKILLs, a network cut through a TCP proxy
+ * (tests/fault/fault_proxy.h), revoked tokens and an eavesdropper.
+ *
+ * The chaos case is seeded: it prints "seed N"; CAPA_FAULT_SEED=N replays the
+ * same schedule of kills (timings of the processes themselves still vary).
+ * Every case prints its figures on stdout as "figure: name = value" lines,
+ * which docs/reliability.md quotes. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "admin.h"
+#include "check.h"
+#include "coord_client.h"
+#include "fault_proxy.h"
+#include "pgtest.h"
+#include "stats_rng.h"
+#include "store.h"
+#include "token.h"
+
+#include <zmq.h>
+
+#define WORKERS_MAX 4
+
+typedef struct {
+    char name[64];
+    char ci[512];            /* conninfo */
+    char own_cluster[600];   /* folder of a private cluster, "" = shared one */
+    coord_proc_t proc;
+    const char *const *extra;
+    char token[TOKEN_TEXT_MAX];
+    pid_t workers[WORKERS_MAX];
+    char endpoint[WORKERS_MAX][64];
+} fx_t;
+
+static fx_t *s_live;
+
+static uint64_t s_below(stats_rng_t *rng, uint64_t n) { return stats_rng_next(rng) % n; }
+
+static double s_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static int s_cluster(const char *cmd, const char *dir, char *conninfo, size_t len)
+{
+    char line[1400];
+    snprintf(line, sizeof line, "'%s' %s '%s' >/dev/null 2>&1", CAPA_PGTMP, cmd, dir);
+    if (system(line) != 0)
+        return -1;
+    if (!conninfo)
+        return 0;
+    char path[700];
+    snprintf(path, sizeof path, "%s/conninfo", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fgets(conninfo, (int) len, f) != NULL;
+    fclose(f);
+    conninfo[strcspn(conninfo, "\n")] = 0;
+    return ok ? 0 : -1;
+}
+
+static void s_worker_kill(fx_t *fx, int i, int sig)
+{
+    if (fx->workers[i] <= 0)
+        return;
+    kill(fx->workers[i], sig);
+    for (int k = 0; k < 100; k++) {
+        if (waitpid(fx->workers[i], NULL, WNOHANG) == fx->workers[i]) {
+            fx->workers[i] = 0;
+            return;
+        }
+        usleep(100 * 1000);
+    }
+    kill(fx->workers[i], SIGKILL);
+    waitpid(fx->workers[i], NULL, 0);
+    fx->workers[i] = 0;
+}
+
+static void s_down(fx_t *fx)
+{
+    if (!fx)
+        return;
+    for (int i = 0; i < WORKERS_MAX; i++)
+        s_worker_kill(fx, i, SIGKILL);
+    if (fx->proc.pid > 0)
+        coord_proc_stop(&fx->proc, SIGKILL);
+    if (fx->own_cluster[0])
+        s_cluster("stop", fx->own_cluster, NULL, 0);
+    if (s_live == fx)
+        s_live = NULL;
+}
+
+static void s_atexit(void) { s_down(s_live); }
+
+/* A contributor "alice" on fx->ci, its token in fx->token. */
+static void s_contributor(fx_t *fx)
+{
+    store_t *st = NULL;
+    char err[512];
+    CHECK_MSG(store_open(fx->ci, &st, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(admin_contributor_add(st, "alice", false, fx->token, sizeof fx->token, NULL, err,
+                                    sizeof err) == 0, "%s", err);
+    store_destroy(&st);
+}
+
+/* Coordinator on its database; own_cluster: a private cluster in that folder
+ * (wiped first), else a database on the ctest cluster. */
+static void s_up(fx_t *fx, const char *name, const char *const *extra, bool own_cluster)
+{
+    static bool registered;
+    if (!registered) {
+        atexit(s_atexit);
+        registered = true;
+    }
+    s_down(s_live);
+    memset(fx, 0, sizeof *fx);
+    s_live = fx;
+    snprintf(fx->name, sizeof fx->name, "%s", name);
+    fx->extra = extra;
+    if (own_cluster) {
+        snprintf(fx->own_cluster, sizeof fx->own_cluster, "%s/tests/%s_pg", CAPA_BINARY_DIR, name);
+        s_cluster("destroy", fx->own_cluster, NULL, 0);
+        CHECK_MSG(s_cluster("start", fx->own_cluster, fx->ci, sizeof fx->ci) == 0,
+                  "private cluster in %s", fx->own_cluster);
+    } else {
+        CHECK(pgtest_create_db(name, fx->ci, sizeof fx->ci) == 0);
+    }
+    char log[600];
+    snprintf(log, sizeof log, "%s/tests/%s.log", CAPA_BINARY_DIR, name);
+    unlink(log);
+    CHECK_MSG(coord_proc_start(&fx->proc, fx->ci, extra, name) == 0, "coordinator, see %s", log);
+    s_contributor(fx);
+}
+
+static long long s_sql(fx_t *fx, const char *sql)
+{
+    PGconn *pg = PQconnectdb(fx->ci);
+    long long v = -1;
+    if (PQstatus(pg) == CONNECTION_OK) {
+        PGresult *r = PQexec(pg, sql);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
+            v = atoll(PQgetvalue(r, 0, 0));
+        PQclear(r);
+    }
+    PQfinish(pg);
+    return v;
+}
+
+static int64_t s_submit(fx_t *fx, const char *doc)
+{
+    store_t *st = NULL;
+    char err[512];
+    CHECK_MSG(store_open(fx->ci, &st, err, sizeof err) == 0, "%s", err);
+    int64_t id = 0;
+    int rc = admin_run_submit(st, doc, strlen(doc), 0, &id, err, sizeof err);
+    store_destroy(&st);
+    CHECK_MSG(rc == 0, "submit: %s", err);
+    return id;
+}
+
+static void s_worker_log(const fx_t *fx, int i, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/tests/%s_w%d.log", CAPA_BINARY_DIR, fx->name, i);
+}
+
+/* Starts worker i on endpoint (its state folder kept across restarts: fresh
+ * = wipe it first); its log is appended to, so it spans restarts. */
+static void s_worker_start(fx_t *fx, int i, const char *endpoint, bool fresh)
+{
+    char exe[600], state[600], log[600], name[16];
+    snprintf(exe, sizeof exe, "%s/capa-worker", CAPA_BINARY_DIR);
+    snprintf(state, sizeof state, "%s/tests/%s_w%d_state", CAPA_BINARY_DIR, fx->name, i);
+    s_worker_log(fx, i, log, sizeof log);
+    snprintf(name, sizeof name, "w%d", i);
+    snprintf(fx->endpoint[i], sizeof fx->endpoint[i], "%s", endpoint);
+    if (fresh) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", state);
+        CHECK(system(cmd) == 0);
+        unlink(log);
+    }
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(exe, exe, "--coordinator", endpoint, "--token", fx->token, "--state-dir", state,
+              "--name", name, "--concurrency", "1", "--batch-pairs", "2", "--batch-seconds", "1",
+              "--grace-seconds", "0", "--ack-wait-ms", "300", "--backoff-first-ms", "200",
+              "--backoff-max-ms", "1000", "--heartbeat-ms", "300", "--liveness", "3",
+              "--log-level", "debug", (char *) NULL);
+        _exit(127);
+    }
+    fx->workers[i] = pid;
+}
+
+static const char *s_run_status(fx_t *fx, int64_t run, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    PGconn *pg = PQconnectdb(fx->ci);
+    if (PQstatus(pg) == CONNECTION_OK) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT status FROM runs WHERE id = %lld", (long long) run);
+        PGresult *r = PQexec(pg, sql);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+            snprintf(buf, cap, "%s", PQgetvalue(r, 0, 0));
+        PQclear(r);
+    }
+    PQfinish(pg);
+    return buf;
+}
+
+static bool s_wait_finished(fx_t *fx, int64_t run, double seconds)
+{
+    char st[32];
+    for (double end = s_now() + seconds; s_now() < end; usleep(200 * 1000))
+        if (strcmp(s_run_status(fx, run, st, sizeof st), "finished") == 0)
+            return true;
+    return false;
+}
+
+typedef struct {
+    long tasks;          /* TASK lines */
+    long pairs_handed;   /* pairs in those TASKs */
+    long acks;           /* ACK lines */
+    long stored;         /* pairs acknowledged as newly stored */
+    long duplicate;      /* pairs acknowledged as already stored */
+    long resends;        /* "resending N spooled batch(es)" lines */
+    long lease_errors;   /* ERROR LEASE_* received */
+} wlog_t;
+
+/* Reads worker i's log: counts, and marks acknowledged pair numbers in
+ * acked[0..planned) (a number outside that range fails the test). */
+static void s_read_worker_log(const fx_t *fx, int i, bool *acked, long planned, wlog_t *sum)
+{
+    char path[600];
+    s_worker_log(fx, i, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    CHECK_MSG(f != NULL, "%s", path);
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        const char *p;
+        if ((p = strstr(line, " TASK ")) && strstr(p, " pairs, ")) {
+            long n = 0;
+            const char *q = strstr(p, " pairs, ");
+            while (q > p && q[-1] >= '0' && q[-1] <= '9')
+                q--;
+            n = strtol(q, NULL, 10);
+            sum->tasks++;
+            sum->pairs_handed += n;
+        } else if ((p = strstr(line, " ACK task "))) {
+            long s = 0, d = 0;
+            const char *c = strchr(p, ':');
+            CHECK(c && sscanf(c, ": %ld stored, %ld duplicate", &s, &d) == 2);
+            sum->acks++;
+            sum->stored += s;
+            sum->duplicate += d;
+            const char *l = strstr(c, "; pairs");
+            CHECK_MSG(l != NULL && !strstr(l, "..."), "ACK line without its pairs: %.200s", line);
+            l += 7;
+            char *end;
+            for (long v = strtol(l, &end, 10); end != l; v = strtol(l, &end, 10)) {
+                CHECK_MSG(v >= 0 && v < planned, "ACK of pair %ld outside the plan", v);
+                acked[v] = true;
+                l = end;
+            }
+        } else if (strstr(line, "resending ")) {
+            sum->resends++;
+        } else if (strstr(line, "ERROR LEASE_")) {
+            sum->lease_errors++;
+        }
+    }
+    fclose(f);
+}
+
+/* The invariants after a run: the stored pairs are exactly 0..planned-1,
+ * each once; every acknowledged pair is there; the counters equal a recount. */
+static void s_check_pairs(fx_t *fx, int64_t run, long planned, const bool *acked)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(fx, sql), planned);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld "
+             "AND pair_no BETWEEN 0 AND %ld", (long long) run, planned - 1);
+    CHECK_EQ_INT(s_sql(fx, sql), planned);
+    for (long p = 0; p < planned; p++) {
+        if (!acked[p])
+            continue;
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND pair_no = %ld",
+                 (long long) run, p);
+        CHECK_MSG(s_sql(fx, sql) == 1, "acknowledged pair %ld is not stored once", p);
+    }
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(fx, sql), planned);
+    /* Run counters against run_totals_recount, column by column. */
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM runs r JOIN run_totals_recount t ON t.run_id = r.id "
+             "WHERE r.id = %lld AND r.pairs_done = t.pairs_done AND r.penta0 = t.penta0 "
+             "AND r.penta1 = t.penta1 AND r.penta2 = t.penta2 AND r.penta3 = t.penta3 "
+             "AND r.penta4 = t.penta4 AND r.wins = t.wins AND r.draws = t.draws "
+             "AND r.losses = t.losses", (long long) run);
+    CHECK_MSG(s_sql(fx, sql) == 1, "run counters differ from run_totals_recount");
+    /* Worker counters against the pair table (only this run in the database). */
+    CHECK_EQ_INT(s_sql(fx, "SELECT coalesce(sum(pairs), 0) FROM workers"),
+                 s_sql(fx, "SELECT count(*) FROM pairs"));
+    CHECK_EQ_INT(s_sql(fx, "SELECT coalesce(sum(games), 0) FROM workers"),
+                 2 * s_sql(fx, "SELECT count(*) FROM pairs"));
+    CHECK_EQ_INT(s_sql(fx, "SELECT count(*) FROM (SELECT w.id FROM workers w LEFT JOIN pairs p "
+                           "ON p.worker_id = w.id GROUP BY w.id, w.pairs "
+                           "HAVING w.pairs <> count(p.pair_no)) x"), 0);
+}
+
+#define VALUES_DOC(pairs_each, nodes)                                                       \
+    "{\"kind\":\"values\",\"name\":\"fault\",\"seed\":5,\"variant\":\"caparandom\","        \
+    "\"positions\":{\"source\":\"crc\"},\"game\":{\"nodes\":" #nodes ",\"max_plies\":160},"  \
+    "\"imbalances\":[{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":" #pairs_each "}," \
+    "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":" #pairs_each "},"      \
+    "{\"name\":\"N vs B\",\"side\":\"N\",\"other\":\"B\",\"pairs\":" #pairs_each "}]}"
+
+/* ---- cases ---------------------------------------------------------------- */
+
+static void a_chaos_run_stores_exactly_the_planned_pairs(void)
+{
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", "--heartbeat-ms",
+                                         "300", "--liveness", "3", "--lease-seconds", "30", NULL };
+    static fx_t fx;
+    uint64_t seed = (uint64_t) time(NULL) ^ (uint64_t) getpid();
+    const char *env = getenv("CAPA_FAULT_SEED");
+    if (env && *env)
+        seed = strtoull(env, NULL, 10);
+    printf("seed %" PRIu64 " (replay with CAPA_FAULT_SEED=%" PRIu64 ")\n", seed, seed);
+    fflush(stdout);
+    stats_rng_t rng;
+    stats_rng_seed(&rng, seed);
+    double t0 = s_now();
+    s_up(&fx, "fault_chaos", extra, true);
+    const long planned = 3 * 16;
+    int64_t run = s_submit(&fx, VALUES_DOC(16, 3000));
+    for (int i = 0; i < WORKERS_MAX; i++)
+        s_worker_start(&fx, i, fx.proc.endpoint, true);
+    /* The chaos: 16 events at 0.3..1.5 s intervals while the run plays; the
+     * PostgreSQL restart comes at one of the first 8. */
+    int worker_kills = 0, coord_kills = 0, pg_restarts = 0, events = 0;
+    int pg_event = (int) s_below(&rng, 8);
+    char st[32];
+    for (; events < 16; events++) {
+        usleep((useconds_t) (300000 + s_below(&rng, 1200000)));
+        if (strcmp(s_run_status(&fx, run, st, sizeof st), "finished") == 0)
+            break;
+        uint64_t dice = s_below(&rng, 100);
+        if (events == pg_event) {
+            CHECK(s_cluster("stop", fx.own_cluster, NULL, 0) == 0);
+            usleep((useconds_t) (500000 + s_below(&rng, 1500000)));
+            CHECK(s_cluster("start", fx.own_cluster, NULL, 0) == 0);
+            pg_restarts++;
+        } else if (dice < 25) {
+            CHECK(coord_proc_stop(&fx.proc, SIGKILL) == 128 + SIGKILL);
+            usleep((useconds_t) s_below(&rng, 1000000));
+            CHECK_MSG(coord_proc_restart(&fx.proc, fx.ci, extra, fx.name) == 0, "restart, see %s",
+                      fx.proc.log_path);
+            coord_kills++;
+        } else {
+            int i = (int) s_below(&rng, WORKERS_MAX);
+            s_worker_kill(&fx, i, SIGKILL);
+            usleep((useconds_t) s_below(&rng, 1000000));
+            s_worker_start(&fx, i, fx.proc.endpoint, false);
+            worker_kills++;
+        }
+    }
+    double chaos_end = s_now();
+    bool done = s_wait_finished(&fx, run, 150);
+    double t_done = s_now();
+    for (int i = 0; i < WORKERS_MAX; i++)
+        s_worker_kill(&fx, i, SIGTERM);
+    CHECK_MSG(done, "the study did not finish (seed %" PRIu64 "; logs in %s/tests/fault_chaos*)",
+              seed, CAPA_BINARY_DIR);
+    bool acked[3 * 16] = { false };
+    wlog_t sum = { 0 };
+    for (int i = 0; i < WORKERS_MAX; i++)
+        s_read_worker_log(&fx, i, acked, planned, &sum);
+    long acked_pairs = 0;
+    for (long p = 0; p < planned; p++)
+        acked_pairs += acked[p];
+    s_check_pairs(&fx, run, planned, acked);
+    printf("figure: chaos.seed = %" PRIu64 "\n", seed);
+    printf("figure: chaos.events = %d\n", events);
+    printf("figure: chaos.worker_sigkills = %d\n", worker_kills);
+    printf("figure: chaos.coordinator_sigkills = %d\n", coord_kills);
+    printf("figure: chaos.postgres_restarts = %d\n", pg_restarts);
+    printf("figure: chaos.pairs_planned = %ld\n", planned);
+    printf("figure: chaos.pairs_acknowledged_distinct = %ld\n", acked_pairs);
+    printf("figure: chaos.tasks = %ld\n", sum.tasks);
+    printf("figure: chaos.pairs_handed_out = %ld\n", sum.pairs_handed);
+    printf("figure: chaos.pairs_replayed = %ld\n", sum.pairs_handed - planned);
+    printf("figure: chaos.acks = %ld (stored %ld, duplicate %ld)\n", sum.acks, sum.stored,
+           sum.duplicate);
+    printf("figure: chaos.spool_resends = %ld\n", sum.resends);
+    printf("figure: chaos.lease_errors = %ld\n", sum.lease_errors);
+    printf("figure: chaos.seconds_chaos = %.1f\n", chaos_end - t0);
+    printf("figure: chaos.seconds_to_finish = %.1f\n", t_done - t0);
+    CHECK(worker_kills + coord_kills + pg_restarts >= 1);
+    s_down(&fx);
+    s_cluster("destroy", fx.own_cluster, NULL, 0);
+}
+
+static void a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_counted_twice(void)
+{
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "2", "--heartbeat-ms",
+                                         "300", "--liveness", "3", NULL };
+    static fx_t fx;
+    double t0 = s_now();
+    s_up(&fx, "fault_cut", extra, false);
+    const long planned = 3 * 8;
+    int64_t run = s_submit(&fx, VALUES_DOC(8, 2000));
+    fault_proxy_t *px = fault_proxy_new(fx.proc.port);
+    CHECK(px != NULL);
+    char via[64];
+    snprintf(via, sizeof via, "tcp://127.0.0.1:%d", fault_proxy_port(px));
+    s_worker_start(&fx, 0, via, true);
+    /* Cut once the worker has stored a pair (it then holds a task). */
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
+             "WHERE p.run_id = %lld AND w.name = 'w0'",
+             (long long) run);
+    bool started = false;
+    for (double end = s_now() + 30; !started && s_now() < end; usleep(50 * 1000))
+        started = s_sql(&fx, sql) >= 1;
+    CHECK_MSG(started, "the worker stored nothing through the proxy");
+    fault_proxy_cut(px);
+    double cut_at = s_now();
+    usleep(500 * 1000);   /* what was already on its way lands */
+    long at_cut = s_sql(&fx, sql);
+    /* Cut for 3 s, three times the liveness window (300 ms x 3): the
+     * coordinator declares the worker dead while it keeps playing and
+     * spooling. A second worker joins directly and takes over its pairs. */
+    s_worker_start(&fx, 1, fx.proc.endpoint, true);
+    usleep(2500 * 1000);
+    long during = s_sql(&fx, sql);
+    fault_proxy_heal(px);
+    double healed_at = s_now();
+    bool done = s_wait_finished(&fx, run, 90);
+    double t_done = s_now();
+    for (int i = 0; i < 2; i++)
+        s_worker_kill(&fx, i, SIGTERM);
+    CHECK_MSG(done, "the study did not finish; logs in %s/tests/fault_cut*", CAPA_BINARY_DIR);
+    bool acked[3 * 8] = { false };
+    wlog_t w0 = { 0 }, w1 = { 0 };
+    s_read_worker_log(&fx, 0, acked, planned, &w0);
+    s_read_worker_log(&fx, 1, acked, planned, &w1);
+    s_check_pairs(&fx, run, planned, acked);
+    /* The cut was real: nothing from w0 arrived during it, and it came back
+     * on a new connection, said HELLO again and resent its spool. */
+    CHECK_EQ_INT(during, at_cut);
+    CHECK(fault_proxy_accepted(px) >= 2);
+    CHECK_MSG(w0.resends >= 1, "w0 never resent its spool");
+    long w0_after = s_sql(&fx, sql);
+    printf("figure: cut.seconds_cut = %.1f\n", healed_at - cut_at);
+    printf("figure: cut.w0_pairs_before_heal = %ld, at_end = %ld\n", during, w0_after);
+    printf("figure: cut.w0_connections = %d\n", fault_proxy_accepted(px));
+    printf("figure: cut.w0_spool_resends = %ld, lease_errors = %ld, acks = %ld (stored %ld, "
+           "duplicate %ld)\n", w0.resends, w0.lease_errors, w0.acks, w0.stored, w0.duplicate);
+    printf("figure: cut.pairs_handed_out = %ld (planned %ld)\n", w0.pairs_handed + w1.pairs_handed,
+           planned);
+    printf("figure: cut.seconds_to_finish = %.1f\n", t_done - t0);
+    fault_proxy_destroy(&px);
+    s_down(&fx);
+}
+
+/* A revoked token is refused at the next message of every kind a worker
+ * sends (each kind from its own session), and the refusal ends the session. */
+static void a_revoked_token_is_refused_at_every_kind_of_message(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "fault_revoke", extra, false);
+    s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"t\",\"seed\":7,\"variant\":\"caparandom\","
+                  "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"
+                  "\"elo0\":0,\"elo1\":5,\"max_pairs\":1000}");
+    enum { K_REQUEST, K_HEARTBEAT, K_RESULT, K_HELLO, K_COUNT };
+    static const char *const kinds[K_COUNT] = { "REQUEST", "HEARTBEAT", "RESULT", "HELLO" };
+    coord_client_t *c[K_COUNT];
+    proto_msg_t task[K_COUNT];
+    memset(task, 0, sizeof task);
+    for (int k = 0; k < K_COUNT; k++) {
+        char wid[16];
+        snprintf(wid, sizeof wid, "r%d", k);
+        c[k] = coord_client_new(fx.proc.endpoint);
+        CHECK(c[k] != NULL);
+        proto_msg_t m;
+        CHECK(coord_client_hello(c[k], fx.token, wid, 4242, &m) == 0);
+        CHECK_EQ_INT(m.type, PROTO_WELCOME);
+        proto_msg_free(&m);
+        for (int i = 0; i < 50; i++) {
+            CHECK(coord_client_request(c[k], 2, &task[k]) == 0);
+            if (task[k].type == PROTO_TASK)
+                break;
+            proto_msg_free(&task[k]);
+            usleep(100 * 1000);
+        }
+        CHECK_EQ_INT(task[k].type, PROTO_TASK);
+    }
+    store_t *st = NULL;
+    char err[512];
+    CHECK_MSG(store_open(fx.ci, &st, err, sizeof err) == 0, "%s", err);
+    CHECK(admin_contributor_revoke(st, "alice", err, sizeof err) == 0);
+    store_destroy(&st);
+    /* Past the coordinator's refresh (200 ms in tests), which also catches
+     * messages that do not read the database. */
+    usleep(700 * 1000);
+    for (int k = 0; k < K_COUNT; k++) {
+        proto_msg_t m;
+        if (k == K_REQUEST) {
+            CHECK(coord_client_request(c[k], 1, &m) == 0);
+        } else if (k == K_HEARTBEAT) {
+            proto_msg_t hb = { .type = PROTO_HEARTBEAT };
+            int64_t tasks[1] = { task[k].u.task.task_id };
+            hb.u.heartbeat.tasks = tasks;
+            hb.u.heartbeat.task_count = 1;
+            CHECK(coord_client_send(c[k], &hb) == 0);
+            CHECK(coord_client_recv(c[k], &m, 10000) == 0);
+        } else if (k == K_RESULT) {
+            int64_t p[1] = { task[k].u.task.pairs[0].pair };
+            proto_result_t res;
+            CHECK(coord_client_make_result(&task[k].u.task, p, 1, NULL, 0, false, &res) == 0);
+            CHECK(coord_client_result(c[k], &res, &m) == 0);
+            proto_result_free(&res);
+        } else {
+            CHECK(coord_client_hello(c[k], fx.token, "r3", 4242, &m) == 0);
+        }
+        CHECK_MSG(m.type == PROTO_ERROR && m.u.error.code == PROTO_TOKEN_REVOKED,
+                  "%s after revocation: got %s %s", kinds[k], proto_type_name(m.type),
+                  m.type == PROTO_ERROR ? proto_code_name(m.u.error.code) : "");
+        proto_msg_free(&m);
+        printf("figure: revoke.%s = TOKEN_REVOKED\n", kinds[k]);
+    }
+    /* Nothing of the revoked worker's RESULT was stored. */
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), 0);
+    for (int k = 0; k < K_COUNT; k++) {
+        proto_msg_free(&task[k]);
+        coord_client_destroy(&c[k]);
+    }
+    s_down(&fx);
+}
+
+/* With CURVE, the bytes on the wire do not contain the token; without it
+ * they do (so the search would have found it). */
+static void an_eavesdropper_sees_the_token_only_without_curve(void)
+{
+    char pub[TOKEN_Z85_KEY_MAX], sec[TOKEN_Z85_KEY_MAX], err[256];
+    CHECK(token_curve_keypair(pub, sec) == 0);
+    static char path[600];
+    snprintf(path, sizeof path, "%s/tests/fault_curve.key", CAPA_BINARY_DIR);
+    unlink(path);
+    CHECK_MSG(token_curve_save(path, pub, sec, err, sizeof err) == 0, "%s", err);
+    static const char *const extra[] = { "--curve-secret-file", path, NULL };
+    static fx_t fx;
+    s_down(s_live);
+    memset(&fx, 0, sizeof fx);
+    s_live = &fx;
+    snprintf(fx.name, sizeof fx.name, "fault_curve");
+    CHECK(pgtest_create_db(fx.name, fx.ci, sizeof fx.ci) == 0);
+    CHECK(coord_proc_start_curve(&fx.proc, fx.ci, extra, fx.name, pub) == 0);
+    s_contributor(&fx);
+    fault_proxy_t *px = fault_proxy_new(fx.proc.port);
+    CHECK(px != NULL);
+    char via[64];
+    snprintf(via, sizeof via, "tcp://127.0.0.1:%d", fault_proxy_port(px));
+    coord_client_t *c = coord_client_new_curve(via, pub);
+    proto_msg_t m;
+    CHECK(coord_client_hello(c, fx.token, "spied", 4242, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    proto_msg_free(&m);
+    coord_client_destroy(&c);
+    size_t curve_bytes = fault_proxy_bytes(px);
+    CHECK(curve_bytes > strlen(fx.token));
+    CHECK(!fault_proxy_saw(px, fx.token, strlen(fx.token)));
+    /* (ZMTP's own CURVE handshake has a command named HELLO: look for JSON.) */
+    CHECK(!fault_proxy_saw(px, "\"token\"", 7));
+    /* Control: the same HELLO without CURVE, through a proxy to a plain
+     * ROUTER, shows the token (so the search above could have found it). */
+    void *ctx = zmq_ctx_new();
+    void *router = zmq_socket(ctx, ZMQ_ROUTER);
+    CHECK(zmq_bind(router, "tcp://127.0.0.1:*") == 0);
+    char last[64];
+    size_t lastlen = sizeof last;
+    CHECK(zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, last, &lastlen) == 0);
+    fault_proxy_t *px2 = fault_proxy_new(atoi(strrchr(last, ':') + 1));
+    CHECK(px2 != NULL);
+    snprintf(via, sizeof via, "tcp://127.0.0.1:%d", fault_proxy_port(px2));
+    coord_client_t *plain = coord_client_new(via);
+    proto_msg_t hm = { .type = PROTO_HELLO };
+    snprintf(hm.u.hello.token, sizeof hm.u.hello.token, "%s", fx.token);
+    snprintf(hm.u.hello.worker_id, sizeof hm.u.hello.worker_id, "spied");
+    snprintf(hm.u.hello.name, sizeof hm.u.hello.name, "spied");
+    hm.u.hello.cores = hm.u.hello.concurrency = 1;
+    snprintf(hm.u.hello.engine_version, sizeof hm.u.hello.engine_version, "capa-engine test");
+    hm.u.hello.bench = 4242;
+    CHECK(coord_client_send(plain, &hm) == 0);
+    zmq_pollitem_t it = { .socket = router, .events = ZMQ_POLLIN };
+    CHECK(zmq_poll(&it, 1, 10000) == 1);
+    for (int more = 1; more;) {
+        zmq_msg_t f;
+        zmq_msg_init(&f);
+        CHECK(zmq_msg_recv(&f, router, 0) >= 0);
+        more = zmq_msg_more(&f);
+        zmq_msg_close(&f);
+    }
+    coord_client_destroy(&plain);
+    CHECK(fault_proxy_saw(px2, fx.token, strlen(fx.token)));
+    CHECK(fault_proxy_saw(px2, "\"token\"", 7));
+    fault_proxy_destroy(&px2);
+    zmq_close(router);
+    zmq_ctx_term(ctx);
+    printf("figure: curve.bytes_seen = %zu, token_in_clear = no\n", curve_bytes);
+    fault_proxy_destroy(&px);
+    s_down(&fx);
+    unlink(path);
+}
+
+static const check_case_t CASES[] = {
+    CASE(a_chaos_run_stores_exactly_the_planned_pairs),
+    CASE(a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_counted_twice),
+    CASE(a_revoked_token_is_refused_at_every_kind_of_message),
+    CASE(an_eavesdropper_sees_the_token_only_without_curve),
+    { 0 },
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    return check_main(argc, argv, CASES);
+}
