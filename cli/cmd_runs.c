@@ -198,7 +198,9 @@ static void s_show_values(const cJSON *rep)
                                          "A Archbishop", "C Chancellor", "Q Queen" };
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
     const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
-    if (cJSON_IsObject(pieces)) {
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(vals, "scaled"))) {
+        printf("piece values, %.0f games: %s\n", s_num(vals, "games"), s_str(vals, "note"));
+    } else if (cJSON_IsObject(pieces)) {
         printf("piece values (pawns, 95%% interval), %.0f games:\n", s_num(vals, "games"));
         static const char *const heads[] = { "piece", "value", "low", "high" };
         table_t *t = table_new(4, heads, "lrrr");

@@ -386,11 +386,6 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, 
     if (rc)
         return rc;
     double kp = beta[d.col[STATS_P]];
-    if (!(kp > 0.0))
-        return capa_fail(err, errlen, CAPA_EINVAL,
-                         "a pawn more does not score better in these games (fitted logit per pawn "
-                         "%.4f): no scale to express values in pawns",
-                         kp);
     s_key_t *keys = malloc(n * sizeof *keys);
     stats_values_t *r = calloc(1, sizeof *r);
     if (!keys || !r) {
@@ -416,6 +411,10 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, 
     int cp = d.col[STATS_P];
     r->scale = kp;
     r->scale_se = sqrt(fmax(v[cp][cp], 0.0));
+    /* Values are ratios to the pawn's coefficient: while its interval still
+     * reaches zero every ratio (and its delta-method interval) is unbounded,
+     * so the values in pawns wait; the imbalances' raw scores are reported. */
+    r->scaled = kp - S_Z95 * r->scale_se > 0.0;
     r->elo_per_pawn = kp * 400.0 / M_LN10;
     r->white = beta[0];
     double wse = sqrt(fmax(v[0][0], 0.0));
@@ -429,7 +428,7 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, 
             pv->value = pv->lo = pv->hi = 1.0; /* the unit */
             continue;
         }
-        if (c < 0)
+        if (c < 0 || !r->scaled)
             continue;
         double val = beta[c] / kp;
         /* delta method for beta_c / beta_P */
@@ -499,6 +498,18 @@ static void s_put(s_out_t *o, const char *fmt, ...)
     }
 }
 
+void stats_values_note(const stats_values_t *v, char *buf, size_t len)
+{
+    if (v->scaled)
+        snprintf(buf, len, "values in pawns, scaled by %.4f +- %.4f logit per pawn", v->scale,
+                 S_Z95 * v->scale_se);
+    else
+        snprintf(buf, len,
+                 "no values in pawns yet: the pawn's effect is not decisive (%.4f +- %.4f logit "
+                 "per pawn, the 95%% interval reaches 0); more pairs or more nodes per move needed",
+                 v->scale, S_Z95 * v->scale_se);
+}
+
 int stats_values_format(const stats_values_t *v, char *buf, size_t len)
 {
     s_out_t o = { buf, len, 0, 0 };
@@ -506,7 +517,12 @@ int stats_values_format(const stats_values_t *v, char *buf, size_t len)
         buf[0] = '\0';
     s_put(&o, "Piece values in pawns (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
           (long long) v->games, (long long) v->pairs);
-    for (int p = 0; p < STATS_PIECE_NB; p++) {
+    if (!v->scaled) {
+        char note[256];
+        stats_values_note(v, note, sizeof note);
+        s_put(&o, "  %s\n", note);
+    }
+    for (int p = 0; v->scaled && p < STATS_PIECE_NB; p++) {
         const stats_piece_value_t *pv = &v->piece[p];
         if (p == STATS_P)
             s_put(&o, "  P  1 (unit)\n");
@@ -560,6 +576,12 @@ cJSON *stats_values_to_json(const stats_values_t *v)
             cJSON_AddItemToObject(pieces, key, s_interval(pv->value, pv->lo, pv->hi));
         else
             cJSON_AddNullToObject(pieces, key);
+    }
+    cJSON_AddBoolToObject(o, "scaled", v->scaled);
+    if (!v->scaled) {
+        char note[256];
+        stats_values_note(v, note, sizeof note);
+        cJSON_AddStringToObject(o, "note", note);
     }
     cJSON_AddNumberToObject(o, "logit_per_pawn", v->scale);
     cJSON_AddNumberToObject(o, "elo_per_pawn", v->elo_per_pawn);

@@ -13,7 +13,10 @@
  * v_i = beta_i / beta_P. Intervals are 95% from a cluster-robust (sandwich)
  * covariance with pairs as clusters and the delta method for the ratios.
  * Pieces that never appear in an imbalance are reported as not estimated;
- * a study without pawns in any imbalance has no scale and is refused.
+ * a study without pawns in any imbalance has no scale and is refused. While
+ * the pawn's coefficient is not significantly above zero (its 95% interval
+ * reaches 0, or it is negative) the ratios are unbounded: the fit succeeds
+ * with scaled = 0, no piece estimated, and the imbalances' raw scores.
  * Method and sources: docs/methods.md, "Piece values".
  */
 #ifndef CAPA_STATS_VALUES_H
@@ -53,6 +56,7 @@ typedef struct {
 
 typedef struct {
     stats_piece_value_t piece[STATS_PIECE_NB];
+    int scaled;                       /* 1: k significantly > 0, values in pawns given */
     double scale, scale_se;           /* k: logit per pawn */
     double elo_per_pawn;              /* k * 400 / ln 10 */
     double white, white_lo, white_hi; /* w: White's edge in logit */
@@ -74,6 +78,9 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out,
                      char *err, size_t errlen);
 
 void stats_values_destroy(stats_values_t **self_p);
+
+/* One sentence on the scale: how sure it is, or why no values are given. */
+void stats_values_note(const stats_values_t *v, char *buf, size_t len);
 
 /* Human-readable tables (values, then imbalances) into buf; 0 or CAPA_EFULL. */
 int stats_values_format(const stats_values_t *v, char *buf, size_t len);

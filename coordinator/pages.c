@@ -478,7 +478,11 @@ static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON
     http_buf_puts(b, "<h2>Piece values</h2><div class=\"card\">");
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
     const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
-    if (cJSON_IsObject(pieces)) {
+    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(vals, "scaled"))) {
+        http_buf_puts(b, "<p class=\"muted\">");
+        http_buf_html(b, s_str(vals, "note"));
+        http_buf_puts(b, "</p>");
+    } else if (cJSON_IsObject(pieces)) {
         const char *labels[STATS_PIECE_NB], *colors[STATS_PIECE_NB];
         double v[STATS_PIECE_NB], lo[STATS_PIECE_NB], hi[STATS_PIECE_NB];
         size_t n = 0;
