@@ -391,6 +391,8 @@ static int s_game_from(const cJSON *g, proto_game_t *m, char *err, size_t errlen
     TRY(pjson_int32(g, w, "draw_moves", true, 0, 1000, &m->draw_moves, err, errlen));
     TRY(pjson_int32(g, w, "draw_min_ply", true, 0, PROTO_PLIES_MAX, &m->draw_min_ply, err, errlen));
     TRY(pjson_int32(g, w, "max_plies", true, 0, PROTO_PLIES_MAX, &m->max_plies, err, errlen));
+    m->hash_mb = PROTO_HASH_MB_DEFAULT;
+    TRY(pjson_int32(g, w, "hash_mb", false, 1, PROTO_HASH_MB_MAX, &m->hash_mb, err, errlen));
     return 0;
 }
 

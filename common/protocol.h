@@ -48,6 +48,8 @@
 #define PROTO_TASKS_MAX 256   /* task ids in a HEARTBEAT */
 #define PROTO_SLOTS_MAX 4096  /* cores, concurrency, slots */
 #define PROTO_PLIES_MAX 100000
+#define PROTO_HASH_MB_DEFAULT 16       /* TASK game.hash_mb when absent */
+#define PROTO_HASH_MB_MAX 4096
 #define PROTO_ID_NUM_MAX INT64_C(9007199254740991) /* ids, pair numbers: 0..2^53-1 */
 
 typedef enum {
@@ -165,6 +167,9 @@ typedef struct {
     int draw_moves;                    /* ... for this many moves (0 = off) */
     int draw_min_ply;                  /* ... not before this ply */
     int max_plies;                     /* move cap: a draw after this many plies (0 = none) */
+    int hash_mb;                       /* engine hash per game, 1..PROTO_HASH_MB_MAX (0 = the
+                                          default, 16): fixed-node games replay identically
+                                          only with the same size */
 } proto_game_t;
 
 typedef struct {

@@ -94,7 +94,8 @@ static bool s_task_to(cJSON *j, const proto_task_t *m)
            s_int(game, "tc_base_ms", g->tc_base_ms) && s_int(game, "tc_inc_ms", g->tc_inc_ms) &&
            s_int(game, "resign_cp", g->resign_cp) && s_int(game, "resign_moves", g->resign_moves) &&
            s_int(game, "draw_cp", g->draw_cp) && s_int(game, "draw_moves", g->draw_moves) &&
-           s_int(game, "draw_min_ply", g->draw_min_ply) && s_int(game, "max_plies", g->max_plies);
+           s_int(game, "draw_min_ply", g->draw_min_ply) && s_int(game, "max_plies", g->max_plies) &&
+           s_int(game, "hash_mb", g->hash_mb > 0 ? g->hash_mb : PROTO_HASH_MB_DEFAULT);
 }
 
 static bool s_result_to(cJSON *j, const proto_result_t *m)

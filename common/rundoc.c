@@ -149,7 +149,8 @@ static int s_game(const cJSON *root, rundoc_t *d, char *err, size_t errlen)
 {
     proto_game_t *g = &d->game;
     *g = (proto_game_t){ .nodes = 10000, .resign_cp = 700, .resign_moves = 4, .draw_cp = 10,
-                         .draw_moves = 8, .draw_min_ply = 80, .max_plies = 500 };
+                         .draw_moves = 8, .draw_min_ply = 80, .max_plies = 500,
+                         .hash_mb = PROTO_HASH_MB_DEFAULT };
     snprintf(g->variant, sizeof g->variant, "%s", d->variant);
     g->chess960 = d->chess960;
     int rc;
@@ -159,7 +160,7 @@ static int s_game(const cJSON *root, rundoc_t *d, char *err, size_t errlen)
         return 0;
     static const char *const keys[] = { "nodes", "tc_base_ms", "tc_inc_ms", "resign_cp",
                                         "resign_moves", "draw_cp", "draw_moves", "draw_min_ply",
-                                        "max_plies", NULL };
+                                        "max_plies", "hash_mb", NULL };
     TRY(pjson_only_keys(obj, "game", keys, err, errlen));
     TRY(pjson_int(obj, "game", "tc_base_ms", false, 0, 86400000, &g->tc_base_ms, err, errlen));
     TRY(pjson_int(obj, "game", "tc_inc_ms", false, 0, 3600000, &g->tc_inc_ms, err, errlen));
@@ -178,6 +179,7 @@ static int s_game(const cJSON *root, rundoc_t *d, char *err, size_t errlen)
     TRY(pjson_int32(obj, "game", "draw_moves", false, 0, 1000, &g->draw_moves, err, errlen));
     TRY(pjson_int32(obj, "game", "draw_min_ply", false, 0, PROTO_PLIES_MAX, &g->draw_min_ply, err, errlen));
     TRY(pjson_int32(obj, "game", "max_plies", false, 0, PROTO_PLIES_MAX, &g->max_plies, err, errlen));
+    TRY(pjson_int32(obj, "game", "hash_mb", false, 1, PROTO_HASH_MB_MAX, &g->hash_mb, err, errlen));
     if (g->resign_cp > 0 && g->resign_moves == 0)
         return capa_fail(err, errlen, CAPA_EINVAL, "game.resign_moves: must be > 0 when resign_cp is set");
     return 0;
@@ -495,7 +497,8 @@ static bool s_common(cJSON *j, const rundoc_t *d)
         return false;
     return s_num(game, "resign_cp", g->resign_cp) && s_num(game, "resign_moves", g->resign_moves) &&
            s_num(game, "draw_cp", g->draw_cp) && s_num(game, "draw_moves", g->draw_moves) &&
-           s_num(game, "draw_min_ply", g->draw_min_ply) && s_num(game, "max_plies", g->max_plies);
+           s_num(game, "draw_min_ply", g->draw_min_ply) && s_num(game, "max_plies", g->max_plies) &&
+           (g->hash_mb == PROTO_HASH_MB_DEFAULT || g->hash_mb == 0 || s_num(game, "hash_mb", g->hash_mb));
 }
 
 char *rundoc_to_json(const rundoc_t *d, bool pretty)

@@ -14,6 +14,7 @@
 
 struct player_s {
     game_workspace_t *ws;
+    size_t hash_mb;          /* the size ws was made with */
     board_t *board;          /* for writing the moves out (~110 KB: heap) */
     game_record_t *rec;
 };
@@ -24,6 +25,7 @@ player_t *player_new(size_t hash_mb)
     if (!p)
         return NULL;
     p->ws = game_workspace_new(hash_mb);
+    p->hash_mb = hash_mb;
     p->board = malloc(sizeof *p->board);
     p->rec = malloc(sizeof *p->rec);
     if (!p->ws || !p->board || !p->rec)
@@ -176,6 +178,17 @@ int player_play(player_t *p, const proto_task_t *task, const params_t *a, const 
     const char *fen = (g == 1 && pp->fen2[0]) ? pp->fen2 : pp->fen;
     snprintf(cfg.start_fen, sizeof cfg.start_fen, "%s", fen);
     bool b_white = task->kind == PROTO_KIND_VALUES ? g == 0 : g == 1;
+    /* The TASK names the hash size (games replay identically only with the
+     * same one): a thread's workspace is remade when a task wants another. */
+    size_t want_mb = task->game.hash_mb > 0 ? (size_t) task->game.hash_mb : PROTO_HASH_MB_DEFAULT;
+    if (want_mb != p->hash_mb) {
+        game_workspace_t *ws = game_workspace_new(want_mb);
+        if (!ws)
+            return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory for a %zu MB hash", want_mb);
+        game_workspace_destroy(&p->ws);
+        p->ws = ws;
+        p->hash_mb = want_mb;
+    }
     double t0 = s_thread_cpu();
     rc = game_play_ws(p->ws, &cfg, b_white ? b : a, b_white ? a : b, p->rec, err, errlen);
     out->cpu_seconds = s_thread_cpu() - t0;

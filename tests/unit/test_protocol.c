@@ -91,7 +91,7 @@ static proto_task_t s_task(void)
         .a = { s_params_a, 2 }, .b = { s_params_b, 3 },
         .game = { .variant = "caparandom", .chess960 = true, .nodes = 10000, .resign_cp = 700,
                   .resign_moves = 4, .draw_cp = 10, .draw_moves = 8, .draw_min_ply = 80,
-                  .max_plies = 400 },
+                  .max_plies = 400, .hash_mb = 16 },
     };
     return t;
 }
@@ -122,6 +122,34 @@ static void task_round_trips(void)
     CHECK(memcmp(&t->game, &w->game, sizeof t->game) == 0);
     proto_msg_free(&o);
     CHECK(o.u.task.pairs == NULL);
+}
+
+/* game.hash_mb is optional (protocol v1 grew it): absent means 16, and a
+ * size out of 1..4096 is a schema error. */
+static void a_task_without_hash_mb_means_16_and_a_bad_size_is_refused(void)
+{
+    const char *head = "{\"v\":1,\"type\":\"TASK\",\"task_id\":1,\"run_id\":1,\"lease_id\":1,"
+                       "\"lease_seconds\":60,\"kind\":\"sprt\",\"pairs\":[{\"pair\":0,\"fen\":"
+                       "\"rnbqckabnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQCKABNR w KQkq - 0 1\"}],"
+                       "\"a\":{},\"b\":{},\"game\":{\"variant\":\"capablanca\",\"chess960\":false,"
+                       "\"nodes\":100,\"resign_cp\":0,\"resign_moves\":0,\"draw_cp\":0,"
+                       "\"draw_moves\":0,\"draw_min_ply\":0,\"max_plies\":0";
+    const char *tails[] = { "}}", ",\"hash_mb\":64}}", ",\"hash_mb\":0}}", ",\"hash_mb\":5000}}" };
+    const int want[] = { 16, 64, -1, -1 };
+    for (int i = 0; i < 4; i++) {
+        char frame[1024];
+        snprintf(frame, sizeof frame, "%s%s", head, tails[i]);
+        proto_msg_t m;
+        char err[256];
+        int rc = proto_decode(frame, strlen(frame), &m, err, sizeof err);
+        if (want[i] < 0) {
+            CHECK_MSG(rc < 0, "case %d decoded", i);
+            continue;
+        }
+        CHECK_MSG(rc == 0, "case %d: %s", i, err);
+        CHECK_EQ_INT(m.u.task.game.hash_mb, want[i]);
+        proto_msg_free(&m);
+    }
 }
 
 static void task_with_a_time_control_round_trips(void)
@@ -522,6 +550,7 @@ static const check_case_t CASES[] = {
     CASE(welcome_round_trips),
     CASE(request_round_trips),
     CASE(task_round_trips),
+    CASE(a_task_without_hash_mb_means_16_and_a_bad_size_is_refused),
     CASE(task_with_a_time_control_round_trips),
     CASE(no_task_round_trips),
     CASE(pair_scores_count_for_side_b),
