@@ -16,6 +16,10 @@
 # Running it again reuses the build and the database; an unfinished study of
 # an earlier run is continued rather than started again. Ctrl-C stops the
 # workers, the coordinator and the private database cleanly.
+#
+# Environment: CAPA_BUILD_DIR (default build/release) uses an existing build
+# folder, CAPA_STATE_DIR (default .capalab) holds the database, tokens, worker
+# state and logs; CAPA_ZMQ_PORT / CAPA_HTTP_PORT are the first ports tried.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -37,9 +41,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-state="$root/.capalab"
+state="${CAPA_STATE_DIR:-$root/.capalab}"
 mkdir -p "$state/logs"
-bin="$root/build/release"
+state=$(cd "$state" && pwd)
+bin="${CAPA_BUILD_DIR:-$root/build/release}"
 pids=()
 own_pg=0
 
@@ -56,7 +61,7 @@ cleanup() {
     done
   fi
   if [ $own_pg -eq 1 ]; then
-    say "stopping the private database (data kept in .capalab/pg)"
+    say "stopping the private database (data kept in ${state#"$root"/}/pg)"
     scripts/pgtmp.sh stop "$state/pg" >/dev/null || true
   fi
 }
@@ -73,8 +78,8 @@ free_port() {
 say "dependencies"
 scripts/deps.sh
 
-say "build (Release) in build/release"
-cmake -S . -B "$bin" -DCMAKE_BUILD_TYPE=Release >/dev/null
+say "build (Release) in ${bin#"$root"/}"
+[ -f "$bin/CMakeCache.txt" ] || cmake -S . -B "$bin" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$bin" -j "$(nproc)" --target capa-engine capa-coordinator capa-worker capa 2>&1 |
   grep -E '^\[ *[0-9]+%\] (Built|Linking)|error' || true
 for p in capa-engine capa-coordinator capa-worker capa; do
@@ -83,7 +88,7 @@ done
 coord=("$bin/capa-coordinator" --sql-dir "$root/sql")
 
 if [ -z "$db" ]; then
-  say "database: private PostgreSQL cluster in .capalab/pg"
+  say "database: private PostgreSQL cluster in ${state#"$root"/}/pg"
   db=$(scripts/pgtmp.sh start "$state/pg")
   own_pg=1
 else
@@ -140,7 +145,7 @@ for i in $(seq 1 "$workers"); do
   pids+=($!)
 done
 
-say "playing (logs in .capalab/logs; Ctrl-C stops everything)"
+say "playing (logs in ${state#"$root"/}/logs; Ctrl-C stops everything)"
 "$bin/capa" watch "$run"
 
 say "report"
