@@ -166,6 +166,15 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
             LOG(LOG_INFO, "bench signature %lld (configured)", (long long) self->bench);
         }
     }
+    if (rc == 0 && self->cfg.verify_rate > 0) {
+        self->verify = verify_new(self->cfg.verify_rate,
+                                  (uint64_t) coord_wall_ms() ^ ((uint64_t) getpid() << 32));
+        if (!self->verify)
+            rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory for verification");
+        else
+            LOG(LOG_INFO, "verifying %.3g of the stored pairs by replay on another worker",
+                self->cfg.verify_rate);
+    }
     if (rc == 0)
         rc = s_bind(self, err, errlen);
     if (rc == 0)
@@ -215,6 +224,7 @@ void coord_destroy(coord_t **self_p)
     }
     free(self->leases);
     free(self->sessions);
+    verify_destroy(&self->verify);
     store_destroy(&self->store);
     free(self);
     *self_p = NULL;
@@ -275,6 +285,8 @@ int coord_cron(coord_t *self)
         s_revocations(self);
     }
     s_dead_workers(self, now);
+    if (self->verify)   /* replays not delivered within a lease go to someone else */
+        verify_expire(self->verify, coord_wall_ms(), (int64_t) self->cfg.lease_seconds * 1000);
     /* Heartbeats to workers we have been silent to. */
     proto_msg_t hb = { .type = PROTO_HEARTBEAT };
     for (size_t i = 0; i < self->session_cap; i++) {

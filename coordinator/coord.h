@@ -46,6 +46,7 @@ typedef struct {
     int refresh_ms;             /* how often the run list is read from the database */
     int estimate_seconds;       /* values runs: estimate period */
     bool exit_when_idle;        /* serve: exit 0 once no run is pending or running */
+    double verify_rate;         /* share of stored pairs replayed by another worker (0 = off) */
 } coord_config_t;
 
 const config_spec_t *coord_config_spec(void);

@@ -34,6 +34,8 @@ static const config_item_t ITEMS[] = {
     CONFIG_INT(coord_config_t, refresh_ms, "1000", 10, 600000, "run list refresh period (ms)"),
     CONFIG_INT(coord_config_t, estimate_seconds, "30", 1, 86400, "piece-value estimate period (s)"),
     CONFIG_BOOL(coord_config_t, exit_when_idle, "false", "exit once no run is pending or running"),
+    CONFIG_DOUBLE(coord_config_t, verify_rate, "0.02", 0, 1,
+                  "share of stored pairs replayed by another worker to verify them (0 = off)"),
     { 0 },
 };
 

@@ -13,6 +13,7 @@
 #include "startpos.h"
 #include "stats_spsa.h"
 #include "store.h"
+#include "verify.h"
 
 #define COORD_RID_MAX 256     /* ZeroMQ routing ids are at most 255 bytes */
 
@@ -77,6 +78,7 @@ struct coord_s {
     coord_lease_t **leases;
     size_t lease_buckets, lease_count;
     coord_run_t *runs;              /* list, oldest first */
+    verify_t *verify;               /* replays of sampled pairs (NULL = off) */
     int64_t next_cron_ms, next_refresh_ms, next_seen_ms;
     uint64_t msgs_in, msgs_bad;
     /* turn statistics since the last stats line */

@@ -106,6 +106,30 @@ static int s_send_task(coord_t *self, coord_item_t *it, coord_run_t *run, int64_
     return rc;
 }
 
+/* Answers a REQUEST with a one-pair verify task if one waits for this worker
+ * (see verify.h); true if it did. */
+static bool s_verify_task(coord_t *self, coord_item_t *it)
+{
+    verify_job_t job;
+    while (verify_take(self->verify, it->worker_id, &job) == 0) {
+        coord_run_t *run = coord_run_find(self, job.run_id);
+        if (!run || !run->info) {
+            verify_forget(self->verify, job.task_id);
+            continue;
+        }
+        LOG(LOG_DEBUG, "verify task %lld: run %lld pair %lld of worker %s replayed by %s",
+            (long long) job.task_id, (long long) run->id, (long long) job.pair_no, job.worker_id,
+            it->worker_id);
+        pool_range_t r = { .lo = job.pair_no, .hi = job.pair_no };
+        if (s_send_task(self, it, run, job.task_id, r, NULL) < 0) {
+            verify_forget(self->verify, job.task_id);
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
 /* Chooses a run and takes a range from its pool (in memory) for one REQUEST. */
 static void s_request_pick(coord_t *self, coord_item_t *it)
 {
@@ -153,6 +177,10 @@ void coord_turn_requests(coord_t *self, coord_turn_t *turn)
         coord_item_t *it = &turn->items[i];
         if (it->dropped || it->msg.type != PROTO_REQUEST)
             continue;
+        if (self->verify && s_verify_task(self, it)) {
+            it->dropped = true;   /* answered */
+            continue;
+        }
         s_request_pick(self, it);
         if (it->has_range)
             nt++;

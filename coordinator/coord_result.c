@@ -26,11 +26,80 @@ static int s_b_points(const proto_game_result_t *g)
     return g->white == PROTO_SIDE_B ? white : 2 - white;
 }
 
+/* The RESULT of a verify task (verify.h): compared with the pair's first
+ * result, nothing stored, ACKed with the pair as a duplicate. A worker that
+ * now disagrees with enough others is flagged: its pairs are excluded and
+ * the runs' counters are read back from the database. */
+static void s_verify_result(coord_t *self, coord_item_t *it)
+{
+    const proto_result_t *res = &it->msg.u.result;
+    verify_job_t *job = self->verify ? verify_find(self->verify, res->task_id) : NULL;
+    if (!job || res->lease_id != res->task_id) {
+        ITEM_ERROR(self, it, PROTO_LEASE_UNKNOWN, "verify task %lld is unknown",
+                   (long long) res->task_id);
+        return;
+    }
+    if (strcmp(job->verifier, it->worker_id) != 0) {
+        ITEM_ERROR(self, it, PROTO_LEASE_NOT_YOURS, "task %lld belongs to another worker",
+                   (long long) res->task_id);
+        return;
+    }
+    if (res->pair_count != 1 || res->pairs[0].pair != job->pair_no) {
+        ITEM_ERROR(self, it, PROTO_PAIR_OUTSIDE_LEASE, "task %lld is pair %lld only",
+                   (long long) res->task_id, (long long) job->pair_no);
+        return;
+    }
+    char why[256] = "", guilty[PROTO_ID_MAX] = "";
+    bool same = verify_judge(self->verify, job, &res->pairs[0], why, sizeof why, guilty,
+                             sizeof guilty);
+    if (store_pair_set_verified(self->store, job->run_id, job->pair_no, same, it->worker_id) < 0) {
+        /* Judged already: the sample is lost, not the worker's result. */
+        LOG(LOG_WARN, "run %lld pair %lld: cannot record the verification: %s",
+            (long long) job->run_id, (long long) job->pair_no, store_last_error(self->store));
+    }
+    if (same)
+        LOG(LOG_DEBUG, "run %lld pair %lld of %s reproduced by %s", (long long) job->run_id,
+            (long long) job->pair_no, job->worker_id, it->worker_id);
+    else
+        LOG(LOG_WARN, "run %lld pair %lld of %s NOT reproduced by %s: %s", (long long) job->run_id,
+            (long long) job->pair_no, job->worker_id, it->worker_id, why);
+    if (guilty[0]) {
+        char reason[STORE_TEXT_MAX];
+        snprintf(reason, sizeof reason, "games not reproduced by %d other workers (last: run %lld "
+                 "pair %lld: %s)", VERIFY_QUORUM, (long long) job->run_id, (long long) job->pair_no,
+                 why);
+        size_t n = 0;
+        if (store_worker_flag(self->store, guilty, reason, &n) == 0) {
+            verify_set_flagged(self->verify, guilty);
+            LOG(LOG_WARN, "worker %s flagged: %s; %zu pairs excluded", guilty, reason, n);
+            for (coord_run_t *r = self->runs; r; r = r->next)
+                if (store_run_totals(self->store, r->id, &r->totals) < 0)
+                    LOG(LOG_WARN, "run %lld: cannot reread its counters: %s", (long long) r->id,
+                        store_last_error(self->store));
+        } else {
+            LOG(LOG_ERROR, "cannot flag worker %s: %s", guilty, store_last_error(self->store));
+        }
+    }
+    proto_msg_t m = { .type = PROTO_ACK };
+    int64_t dup[1] = { job->pair_no };
+    m.u.ack.task_id = res->task_id;
+    m.u.ack.batch = res->batch;
+    m.u.ack.duplicate = dup;
+    m.u.ack.duplicate_count = 1;
+    coord_send(self, it->rid, it->rid_len, it->req_style, &m);
+    verify_forget(self->verify, res->task_id);
+    it->dropped = true;   /* answered */
+}
+
 /* Lease known / owned / unexpired, pairs inside it; builds the rows. */
 static void s_result_check(coord_t *self, coord_item_t *it)
 {
     const proto_result_t *res = &it->msg.u.result;
     int64_t tid = res->task_id;
+    if (verify_is_task(tid)) {
+        s_verify_result(self, it);
+        return;
+    }
     coord_lease_t *l = coord_lease_find(self, tid);
     if (l) {
         it->lease = *l;
@@ -324,6 +393,13 @@ void coord_turn_results(coord_t *self, coord_turn_t *turn)
         }
         it->n_new = batches[b].n_new;
         s_result_count(self, it);
+        if (self->verify && it->n_new > 0 && it->run->info->kind != STORE_RUN_SPSA &&
+            !verify_is_flagged(self->verify, it->worker_id))
+            for (size_t i = 0; i < it->msg.u.result.pair_count; i++)
+                if (it->fresh[i] &&
+                    verify_offer(self->verify, it->run->id, it->msg.u.result.pairs[i].pair,
+                                 it->worker_id, &it->msg.u.result.pairs[i]) < 0)
+                    LOG(LOG_WARN, "out of memory sampling a pair for verification");
         if (it->msg.u.result.last && !it->lease.cancelled && done)
             done[ndone++] = it->lease.task_id;
         else if (it->msg.u.result.last && it->lease.cancelled)

@@ -257,6 +257,8 @@ static int s_spawn(coord_proc_t *p, const char *conninfo, const char *const *ext
     argv[n++] = "30";
     argv[n++] = "--http";   /* no HTTP server: tests run side by side */
     argv[n++] = "";
+    argv[n++] = "--verify-rate";   /* no replays unless a test asks (extra args win) */
+    argv[n++] = "0";
     for (int i = 0; extra && extra[i] && n < 62; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;
