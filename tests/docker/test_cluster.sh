@@ -26,7 +26,9 @@
 # CAPA_DOCKER_NETWORK, CAPA_BASE_IMAGE, CAPA_POSTGRES_IMAGE (see lib.sh);
 # CAPA_CLUSTER_TIMEOUT (seconds, default 1200: the whole test is killed
 # after that, teardown included), CAPA_CLUSTER_PAIRS (pairs per imbalance,
-# default 12; three imbalances), CAPA_CLUSTER_NODES (nodes per move, 1000).
+# default 16; three imbalances), CAPA_CLUSTER_NODES (nodes per move, 4000;
+# the run must outlast the failures below, each of which is checked to hit
+# it mid-run).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,8 +44,8 @@ fi
 
 # shellcheck source=tests/docker/lib.sh
 . "$here/lib.sh"
-pairs_per=${CAPA_CLUSTER_PAIRS:-12}
-nodes=${CAPA_CLUSTER_NODES:-1000}
+pairs_per=${CAPA_CLUSTER_PAIRS:-16}
+nodes=${CAPA_CLUSTER_NODES:-4000}
 project=capalab-test-$run_id
 t_test=$(date +%s)
 compose=()
@@ -232,19 +234,23 @@ fi
 
 # ------------------------------------------------------------- 4. failures
 mid() { case "$(s_status)" in running|pending) echo "mid-run" ;; *) echo "after the run ended" ;; esac; }
+# Each failure must hit the run while it is running.
+s_mid_check() { s_check "$1 happens mid-run ($2)" [ "$2" = mid-run ]; }
 
 # (a) a worker killed outright and started again (its container, with its
 # spool and worker id, survives).
-s_wait_pairs $((planned / 6)) 120 || true
+s_wait_pairs 2 120 || true
 w=${workers[0]}
 when=$(mid)
 docker kill "$w" >/dev/null
 sleep 3
 docker start "$w" >/dev/null
 s_say "event: docker kill + start of worker ${w:0:12} ($when, $(s_pairs) pairs stored)"
+s_mid_check "the worker's kill" "$when"
+s_check "the killed worker runs again" [ "$(docker inspect -f '{{ .State.Running }}' "$w")" = true ]
 
 # (b) the coordinator's container restarted (SIGTERM, then a new start).
-s_wait_pairs $((planned / 3)) 120 || true
+s_wait_pairs $((planned / 5)) 120 || true
 when=$(mid)
 t0=$(date +%s)
 docker stop -t 20 "$coord" >/dev/null
@@ -253,9 +259,10 @@ s_check "the coordinator stops cleanly on SIGTERM (exit code $(docker inspect -f
 docker start "$coord" >/dev/null
 s_check "the coordinator turns healthy again after its restart" s_wait_health "$coord" healthy 120
 s_say "event: coordinator container stopped and started ($when) in $(( $(date +%s) - t0 )) s"
+s_mid_check "the coordinator's restart" "$when"
 
 # (c) a worker cut off the network for 5 x the liveness window (2 s).
-s_wait_pairs $((planned / 2)) 120 || true
+s_wait_pairs $((planned * 2 / 5)) 120 || true
 w=${workers[1]}
 net=$(docker inspect -f '{{ range $k, $v := .NetworkSettings.Networks }}{{ $k }} {{ end }}' "$w" | awk '{ print $1 }')
 when=$(mid)
@@ -263,6 +270,7 @@ docker network disconnect "$net" "$w"
 sleep 10
 docker network connect "$net" "$w"
 s_say "event: worker ${w:0:12} off network $net for 10 s ($when, $(s_pairs) pairs stored)"
+s_mid_check "the worker's network partition" "$when"
 
 # ------------------------------------------------------------- 5. the end
 for ((i = 0; i < 300; i++)); do
@@ -276,7 +284,7 @@ s_require "the run finishes (status: $st, $(s_pairs) of $planned pairs)" [ "$st"
   exit 1
 }
 games=$((2 * planned))
-s_say "figure: $games games in $((t_end - t_first)) s from the first pair: $(awk -v g=$games -v s=$((t_end - t_first)) 'BEGIN { printf "%.1f", s > 0 ? 60 * g / s : 0 }') games/min with 3 workers (concurrency 1, $nodes nodes/move, with the kill, restart and partition)"
+s_say "figure: $games games in $((t_end - t_first)) s from the first pair: $(awk -v g=$games -v s=$((t_end - t_first)) 'BEGIN { printf "%.1f", (s > 0) ? 60 * g / s : 0 }') games/min with 3 workers (concurrency 1, $nodes nodes/move, with the kill, restart and partition)"
 
 got=$(s_sql "SELECT count(*) || ' ' || count(DISTINCT pair_no) || ' ' || min(pair_no) || ' ' || max(pair_no) FROM pairs WHERE run_id = $run")
 s_check "every planned pair is stored exactly once (count, distinct, min, max: $got)" \
