@@ -192,9 +192,11 @@ bool verify_same(const proto_pair_result_t *a, const proto_pair_result_t *b, cha
     for (int g = 0; g < 2; g++) {
         const proto_game_result_t *x = &a->games[g], *y = &b->games[g];
         if (x->result != y->result || x->white != y->white) {
-            snprintf(why, whylen, "pair %lld game %d: %s vs %s", (long long) a->pair, g + 1,
-                     (unsigned) x->result < 3 ? res[x->result] : "?",
-                     (unsigned) y->result < 3 ? res[y->result] : "?");
+            snprintf(why, whylen, "pair %lld game %d: %s with %s white vs %s with %s white",
+                     (long long) a->pair, g + 1, (unsigned) x->result < 3 ? res[x->result] : "?",
+                     x->white == PROTO_SIDE_B ? "B" : "A",
+                     (unsigned) y->result < 3 ? res[y->result] : "?",
+                     y->white == PROTO_SIDE_B ? "B" : "A");
             return false;
         }
         if (x->end != y->end || x->plies != y->plies) {

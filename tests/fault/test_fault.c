@@ -633,11 +633,138 @@ static void an_eavesdropper_sees_the_token_only_without_curve(void)
     unlink(path);
 }
 
+/* The bench signature the coordinator computed ("bench signature N (own
+ * bench"), for a test client's HELLO. */
+static int64_t s_coord_bench(const fx_t *fx)
+{
+    FILE *f = fopen(fx->proc.log_path, "r");
+    CHECK(f != NULL);
+    char line[1024];
+    long long bench = -1;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "bench signature ");
+        if (p && strstr(p, "own bench"))
+            bench = atoll(p + 16);
+    }
+    fclose(f);
+    CHECK_MSG(bench > 0, "no bench signature in %s", fx->proc.log_path);
+    return bench;
+}
+
+/* Two honest capa-workers and a liar (a protocol client that reports B
+ * winning both games of every pair it gets, verify tasks included). With
+ * verify_rate 1 every stored pair is replayed on another worker: the liar
+ * disagrees with both honest workers and is flagged; its pairs stay stored
+ * but excluded, the run's counters equal a recount without them, and no
+ * honest worker is flagged although the liar "verified" some of their
+ * pairs. */
+static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
+{
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", "--verify-rate",
+                                         "1", NULL };
+    static fx_t fx;
+    double t0 = s_now();
+    s_up(&fx, "fault_liar", extra, false);
+    const long planned = 3 * 8;
+    int64_t run = s_submit(&fx, VALUES_DOC(8, 2000));
+    int64_t bench = s_coord_bench(&fx);
+    s_worker_start(&fx, 0, fx.proc.endpoint, true);
+    s_worker_start(&fx, 1, fx.proc.endpoint, true);
+    /* The liar joins once the honest workers play (they bench first). */
+    for (double end = s_now() + 30; s_now() < end; usleep(100 * 1000))
+        if (s_sql(&fx, "SELECT count(*) FROM pairs") >= 2)
+            break;
+    coord_client_t *liar = coord_client_new(fx.proc.endpoint);
+    CHECK(liar != NULL);
+    proto_msg_t m;
+    CHECK(coord_client_hello(liar, fx.token, "liar", bench, &m) == 0);
+    CHECK_MSG(m.type == PROTO_WELCOME, "liar HELLO: %s", proto_type_name(m.type));
+    proto_msg_free(&m);
+    long lies = 0, liar_tasks = 0;
+    char st[32];
+    bool flagged = false, finished = false;
+    for (double end = s_now() + 150; s_now() < end && !(flagged && finished);) {
+        finished = strcmp(s_run_status(&fx, run, st, sizeof st), "finished") == 0;
+        flagged = s_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'liar' AND flagged") == 1;
+        CHECK(coord_client_request(liar, 2, &m) == 0);
+        if (m.type == PROTO_TASK) {
+            const proto_task_t *t = &m.u.task;
+            int64_t pairs[PROTO_PAIRS_MAX];
+            int scores[PROTO_PAIRS_MAX];
+            for (size_t i = 0; i < t->pair_count; i++) {
+                pairs[i] = t->pairs[i].pair;
+                scores[i] = 4;   /* B won both games, every time */
+            }
+            proto_result_t res;
+            CHECK(coord_client_make_result(t, pairs, t->pair_count, scores, 0, true, &res) == 0);
+            proto_msg_t a;
+            CHECK(coord_client_result(liar, &res, &a) == 0);
+            proto_result_free(&res);
+            CHECK_MSG(a.type == PROTO_ACK, "liar RESULT: %s %s", proto_type_name(a.type),
+                      a.type == PROTO_ERROR ? a.u.error.text : "");
+            proto_msg_free(&a);
+            lies += (long) t->pair_count;
+            liar_tasks++;
+        } else {
+            CHECK_MSG(m.type == PROTO_NO_TASK, "liar REQUEST: %s", proto_type_name(m.type));
+        }
+        proto_msg_free(&m);
+        usleep(700 * 1000);   /* a liar that keeps a believable pace */
+    }
+    double t_end = s_now();
+    coord_client_destroy(&liar);
+    for (int i = 0; i < 2; i++)
+        s_worker_kill(&fx, i, SIGTERM);
+    CHECK_MSG(finished, "the study did not finish; logs in %s/tests/fault_liar*", CAPA_BINARY_DIR);
+    CHECK_MSG(flagged, "the liar was not flagged (%ld lies in %ld tasks)", lies, liar_tasks);
+    char sql[512];
+    /* Honest workers are not flagged. */
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM workers WHERE flagged AND id <> 'liar'"), 0);
+    long liar_pairs = s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
+                                 "WHERE w.id = 'liar'");
+    CHECK(liar_pairs >= 1);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
+                            "WHERE w.id = 'liar' AND NOT p.excluded"), 0);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
+                            "WHERE w.id <> 'liar' AND p.excluded"), 0);
+    /* Every planned pair stored once; counters = recount without the liar. */
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld",
+             (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), planned);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM runs r JOIN run_totals_recount t ON t.run_id = r.id "
+             "WHERE r.id = %lld AND r.pairs_done = t.pairs_done AND r.penta0 = t.penta0 "
+             "AND r.penta1 = t.penta1 AND r.penta2 = t.penta2 AND r.penta3 = t.penta3 "
+             "AND r.penta4 = t.penta4 AND r.wins = t.wins AND r.draws = t.draws "
+             "AND r.losses = t.losses", (long long) run);
+    CHECK_MSG(s_sql(&fx, sql) == 1, "run counters differ from run_totals_recount");
+    snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), planned - liar_pairs);
+    long checked = s_sql(&fx, "SELECT count(*) FROM pairs WHERE verified IS NOT NULL");
+    long mism = s_sql(&fx, "SELECT count(*) FROM pairs WHERE verified = false");
+    long honest_ok = s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
+                                "WHERE w.id <> 'liar' AND p.verified AND p.verified_by IN "
+                                "(SELECT id FROM workers WHERE id <> 'liar')");
+    /* Honest replays of honest pairs reproduce: determinism across workers. */
+    CHECK(honest_ok >= 1);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
+                            "JOIN workers v ON v.id = p.verified_by WHERE w.id <> 'liar' "
+                            "AND v.id <> 'liar' AND NOT p.verified"), 0);
+    printf("figure: liar.pairs_planned = %ld\n", planned);
+    printf("figure: liar.tasks = %ld, fabricated_pairs = %ld (stored %ld, all excluded)\n",
+           liar_tasks, lies, liar_pairs);
+    printf("figure: liar.pairs_verified = %ld, mismatches = %ld, honest_reproduced_by_honest = %ld\n",
+           checked, mism, honest_ok);
+    printf("figure: liar.flagged = yes, honest_flagged = 0, seconds = %.1f\n", t_end - t0);
+    s_down(&fx);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_chaos_run_stores_exactly_the_planned_pairs),
     CASE(a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_counted_twice),
     CASE(a_revoked_token_is_refused_at_every_kind_of_message),
     CASE(an_eavesdropper_sees_the_token_only_without_curve),
+    CASE(a_lying_worker_is_caught_by_replays_and_its_pairs_excluded),
     { 0 },
 };
 

@@ -39,7 +39,7 @@ static void identical_games_are_the_same_and_every_difference_is_named(void)
     b = s_pair(3, NULL);
     b.games[0].result = PROTO_RES_BLACK;
     CHECK(!verify_same(&a, &b, why, sizeof why));
-    CHECK(strstr(why, "1-0 vs 0-1") != NULL);
+    CHECK(strstr(why, "1-0 with B white vs 0-1 with B white") != NULL);
     b = s_pair(3, NULL);
     b.games[1].end = PROTO_END_ADJ_DRAW;
     CHECK(!verify_same(&a, &b, why, sizeof why));
