@@ -18,7 +18,8 @@ if(TARGET capa-coordinator AND TARGET capa-worker)
           a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_counted_twice
           a_revoked_token_is_refused_at_every_kind_of_message
           an_eavesdropper_sees_the_token_only_without_curve
-          a_lying_worker_is_caught_by_replays_and_its_pairs_excluded)
+          a_lying_worker_is_caught_by_replays_and_its_pairs_excluded
+          more_hostile_messages_get_their_errors_and_nothing_is_stored)
     # One at a time: they play real games on the two shared cores.
     capa_pg_add_test(NAME fault.${case_name} COMMAND test_fault ${case_name}
                      LABELS fault TIMEOUT 300)

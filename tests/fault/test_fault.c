@@ -26,6 +26,7 @@
 #include "stats_rng.h"
 #include "store.h"
 #include "token.h"
+#include "verify.h"
 
 #include <zmq.h>
 
@@ -350,16 +351,16 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
     stats_rng_seed(&rng, seed);
     double t0 = s_now();
     s_up(&fx, "fault_chaos", extra, true);
-    const long planned = 3 * 16;
-    int64_t run = s_submit(&fx, VALUES_DOC(16, 3000));
+    const long planned = 3 * 32;
+    int64_t run = s_submit(&fx, VALUES_DOC(32, 3000));
     for (int i = 0; i < WORKERS_MAX; i++)
         s_worker_start(&fx, i, fx.proc.endpoint, true);
-    /* The chaos: 16 events at 0.3..1.5 s intervals while the run plays; the
-     * PostgreSQL restart comes at one of the first 8. */
+    /* The chaos: up to 24 events at 0.3..1.5 s intervals while the run
+     * plays; the PostgreSQL restart comes at one of the first 8. */
     int worker_kills = 0, coord_kills = 0, pg_restarts = 0, events = 0;
     int pg_event = (int) s_below(&rng, 8);
     char st[32];
-    for (; events < 16; events++) {
+    for (; events < 24; events++) {
         usleep((useconds_t) (300000 + s_below(&rng, 1200000)));
         if (strcmp(s_run_status(&fx, run, st, sizeof st), "finished") == 0)
             break;
@@ -390,7 +391,7 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
         s_worker_kill(&fx, i, SIGTERM);
     CHECK_MSG(done, "the study did not finish (seed %" PRIu64 "; logs in %s/tests/fault_chaos*)",
               seed, CAPA_BINARY_DIR);
-    bool acked[3 * 16] = { false };
+    bool acked[3 * 32] = { false };
     wlog_t sum = { 0 };
     for (int i = 0; i < WORKERS_MAX; i++)
         s_read_worker_log(&fx, i, acked, planned, &sum);
@@ -759,12 +760,135 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
     s_down(&fx);
 }
 
+/* Gaps left by test_coord's hostile table: HELLO without a token or with an
+ * SQL-looking one, a pair twice in one RESULT, results for verify tasks that
+ * are unknown or another worker's; each gets its documented ERROR, nothing
+ * is stored, and a well-behaved worker is served throughout. */
+static void more_hostile_messages_get_their_errors_and_nothing_is_stored(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "fault_hostile", extra, false);
+    s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"t\",\"seed\":7,\"variant\":\"caparandom\","
+                  "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"
+                  "\"elo0\":0,\"elo1\":5,\"max_pairs\":1000}");
+    coord_client_t *evil = coord_client_new(fx.proc.endpoint);
+    CHECK(evil != NULL);
+    struct {
+        const char *what;
+        const char *json;
+        proto_code_t code;
+    } pre[] = {
+        { "HELLO without a token", "{\"v\":1,\"type\":\"HELLO\",\"worker\":\"e\",\"name\":\"e\","
+          "\"cores\":1,\"concurrency\":1,\"engine\":\"x\",\"bench\":4242,\"nps\":1}", PROTO_BAD_SCHEMA },
+        { "HELLO with an SQL token", "{\"v\":1,\"type\":\"HELLO\",\"token\":\"x' OR '1'='1\","
+          "\"worker\":\"e\",\"name\":\"e\",\"cores\":1,\"concurrency\":1,\"engine\":\"x\","
+          "\"bench\":4242,\"nps\":1}", PROTO_BAD_SCHEMA },
+        { "HELLO with an empty token", "{\"v\":1,\"type\":\"HELLO\",\"token\":\"\",\"worker\":\"e\","
+          "\"name\":\"e\",\"cores\":1,\"concurrency\":1,\"engine\":\"x\",\"bench\":4242,\"nps\":1}",
+          PROTO_BAD_SCHEMA },
+        { "HELLO with a token as a number", "{\"v\":1,\"type\":\"HELLO\",\"token\":12,\"worker\":\"e\","
+          "\"name\":\"e\",\"cores\":1,\"concurrency\":1,\"engine\":\"x\",\"bench\":4242,\"nps\":1}",
+          PROTO_BAD_SCHEMA },
+        { "REQUEST before HELLO", "{\"v\":1,\"type\":\"REQUEST\",\"slots\":1}", PROTO_UNKNOWN_WORKER },
+    };
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+        CHECK(coord_client_send_raw(evil, pre[i].json, strlen(pre[i].json)) == 0);
+        proto_msg_t m;
+        CHECK_MSG(coord_client_recv(evil, &m, 10000) == 0, "%s: no reply", pre[i].what);
+        CHECK_MSG(m.type == PROTO_ERROR && m.u.error.code == pre[i].code, "%s: got %s %s",
+                  pre[i].what, proto_type_name(m.type),
+                  m.type == PROTO_ERROR ? proto_code_name(m.u.error.code) : "");
+        proto_msg_free(&m);
+    }
+    coord_client_destroy(&evil);
+    coord_client_t *good = coord_client_new(fx.proc.endpoint);
+    evil = coord_client_new(fx.proc.endpoint);
+    proto_msg_t m, gt;
+    CHECK(coord_client_hello(good, fx.token, "good", 4242, &m) == 0 && m.type == PROTO_WELCOME);
+    proto_msg_free(&m);
+    CHECK(coord_client_hello(evil, fx.token, "evil", 4242, &m) == 0 && m.type == PROTO_WELCOME);
+    proto_msg_free(&m);
+    for (int i = 0; i < 50; i++) {
+        CHECK(coord_client_request(evil, 2, &gt) == 0);
+        if (gt.type == PROTO_TASK)
+            break;
+        proto_msg_free(&gt);
+        usleep(100 * 1000);
+    }
+    CHECK_EQ_INT(gt.type, PROTO_TASK);
+    CHECK(gt.u.task.pair_count >= 1);
+    /* The same pair twice in one RESULT. */
+    int64_t twice[2] = { gt.u.task.pairs[0].pair, gt.u.task.pairs[0].pair };
+    proto_result_t res;
+    CHECK(coord_client_make_result(&gt.u.task, twice, 1, NULL, 0, false, &res) == 0);
+    char frame[4096];
+    proto_msg_t rm = { .type = PROTO_RESULT };
+    rm.u.result = res;
+    char err[256];
+    size_t len = 0;
+    char *enc = NULL;
+    CHECK(proto_encode(&rm, &enc, &len, err, sizeof err) == 0);
+    proto_result_free(&res);
+    /* Splice a copy of the pair object into the array: [P] -> [P,P]. */
+    char *open = strstr(enc, "\"pairs\":[");
+    CHECK(open != NULL);
+    open += 9;
+    char *close = strrchr(enc, ']');
+    CHECK(close != NULL && close > open);
+    int n = snprintf(frame, sizeof frame, "%.*s%.*s,%.*s%s", (int) (open - enc), enc,
+                     (int) (close - open), open, (int) (close - open), open, close);
+    free(enc);
+    CHECK(n > 0 && (size_t) n < sizeof frame);
+    CHECK(coord_client_send_raw(evil, frame, (size_t) n) == 0);
+    CHECK(coord_client_recv(evil, &m, 10000) == 0);
+    CHECK_MSG(m.type == PROTO_ERROR && (m.u.error.code == PROTO_INCONSISTENT_RESULT ||
+                                        m.u.error.code == PROTO_BAD_SCHEMA),
+              "a pair twice: got %s %s", proto_type_name(m.type),
+              m.type == PROTO_ERROR ? proto_code_name(m.u.error.code) : "");
+    proto_msg_free(&m);
+    /* A RESULT for a verify-range task nobody was given. */
+    proto_task_t fake = gt.u.task;
+    fake.task_id = fake.lease_id = VERIFY_TASK_BASE + 12345;
+    int64_t one[1] = { gt.u.task.pairs[0].pair };
+    CHECK(coord_client_make_result(&fake, one, 1, NULL, 0, true, &res) == 0);
+    CHECK(coord_client_result(evil, &res, &m) == 0);
+    proto_result_free(&res);
+    CHECK_MSG(m.type == PROTO_ERROR && m.u.error.code == PROTO_LEASE_UNKNOWN, "verify task: got %s",
+              proto_type_name(m.type));
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), 0);
+    /* The good worker is served and stores its pair. */
+    proto_msg_t tt;
+    for (int i = 0; i < 50; i++) {
+        CHECK(coord_client_request(good, 1, &tt) == 0);
+        if (tt.type == PROTO_TASK)
+            break;
+        proto_msg_free(&tt);
+        usleep(100 * 1000);
+    }
+    CHECK_EQ_INT(tt.type, PROTO_TASK);
+    int64_t gp[1] = { tt.u.task.pairs[0].pair };
+    CHECK(coord_client_make_result(&tt.u.task, gp, 1, NULL, 0, false, &res) == 0);
+    CHECK(coord_client_result(good, &res, &m) == 0);
+    proto_result_free(&res);
+    CHECK_EQ_INT(m.type, PROTO_ACK);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), 1);
+    proto_msg_free(&tt);
+    proto_msg_free(&gt);
+    coord_client_destroy(&good);
+    coord_client_destroy(&evil);
+    s_down(&fx);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_chaos_run_stores_exactly_the_planned_pairs),
     CASE(a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_counted_twice),
     CASE(a_revoked_token_is_refused_at_every_kind_of_message),
     CASE(an_eavesdropper_sees_the_token_only_without_curve),
     CASE(a_lying_worker_is_caught_by_replays_and_its_pairs_excluded),
+    CASE(more_hostile_messages_get_their_errors_and_nothing_is_stored),
     { 0 },
 };
 
