@@ -26,7 +26,7 @@
 # CAPA_DOCKER_NETWORK, CAPA_BASE_IMAGE, CAPA_POSTGRES_IMAGE (see lib.sh);
 # CAPA_CLUSTER_TIMEOUT (seconds, default 1200: the whole test is killed
 # after that, teardown included), CAPA_CLUSTER_PAIRS (pairs per imbalance,
-# default 16; three imbalances), CAPA_CLUSTER_NODES (nodes per move, 4000;
+# default 30; three imbalances), CAPA_CLUSTER_NODES (nodes per move, 12000;
 # the run must outlast the failures below, each of which is checked to hit
 # it mid-run).
 set -euo pipefail
@@ -44,8 +44,8 @@ fi
 
 # shellcheck source=tests/docker/lib.sh
 . "$here/lib.sh"
-pairs_per=${CAPA_CLUSTER_PAIRS:-16}
-nodes=${CAPA_CLUSTER_NODES:-4000}
+pairs_per=${CAPA_CLUSTER_PAIRS:-30}
+nodes=${CAPA_CLUSTER_NODES:-12000}
 project=capalab-test-$run_id
 t_test=$(date +%s)
 compose=()
@@ -233,8 +233,16 @@ else
 fi
 
 # ------------------------------------------------------------- 4. failures
-mid() { case "$(s_status)" in running|pending) echo "mid-run" ;; *) echo "after the run ended" ;; esac; }
-# Each failure must hit the run while it is running.
+# "mid-run" when the run is running and at most 3/4 of its pairs are stored.
+mid() {
+  local n
+  n=$(s_pairs)
+  case "$(s_status)" in
+    running|pending) if [ "$n" -le $((planned * 3 / 4)) ]; then echo mid-run; else echo "near the end ($n pairs stored)"; fi ;;
+    *) echo "after the run ended" ;;
+  esac
+}
+# Each failure must hit the run while it has work left.
 s_mid_check() { s_check "$1 happens mid-run ($2)" [ "$2" = mid-run ]; }
 
 # (a) a worker killed outright and started again (its container, with its
@@ -266,9 +274,12 @@ s_wait_pairs $((planned * 2 / 5)) 120 || true
 w=${workers[1]}
 net=$(docker inspect -f '{{ range $k, $v := .NetworkSettings.Networks }}{{ $k }} {{ end }}' "$w" | awk '{ print $1 }')
 when=$(mid)
+since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 docker network disconnect "$net" "$w"
 sleep 10
 docker network connect "$net" "$w"
+s_check "the coordinator declared the cut-off worker dead within the 10 s" \
+  bash -c "docker logs --since $since $coord 2>&1 | grep -q 'silent for over'"
 s_say "event: worker ${w:0:12} off network $net for 10 s ($when, $(s_pairs) pairs stored)"
 s_mid_check "the worker's network partition" "$when"
 
