@@ -393,7 +393,9 @@ void coord_turn_results(coord_t *self, coord_turn_t *turn)
         }
         it->n_new = batches[b].n_new;
         s_result_count(self, it);
+        /* Replays need determinism: fixed-node games of sprt and values runs. */
         if (self->verify && it->n_new > 0 && it->run->info->kind != STORE_RUN_SPSA &&
+            it->run->info->game.nodes > 0 &&
             !verify_is_flagged(self->verify, it->worker_id))
             for (size_t i = 0; i < it->msg.u.result.pair_count; i++)
                 if (it->fresh[i] &&
