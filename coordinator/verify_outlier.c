@@ -1,0 +1,96 @@
+/* verify_outlier.c - per-worker chi-squared outlier test (see verify_outlier.h). */
+#include "verify_outlier.h"
+
+#include <math.h>
+
+/* Regularized lower incomplete gamma P(a, x) by its series (x < a + 1). */
+static double s_gamma_p_series(double a, double x)
+{
+    double sum = 1.0 / a, term = sum;
+    for (int n = 1; n < 1000; n++) {
+        term *= x / (a + n);
+        sum += term;
+        if (fabs(term) < fabs(sum) * 1e-15)
+            break;
+    }
+    return sum * exp(-x + a * log(x) - lgamma(a));
+}
+
+/* Regularized upper incomplete gamma Q(a, x) by its continued fraction
+ * (modified Lentz; x >= a + 1). */
+static double s_gamma_q_fraction(double a, double x)
+{
+    const double tiny = 1e-300;
+    double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+    for (int i = 1; i < 1000; i++) {
+        double an = -i * (i - a);
+        b += 2.0;
+        d = an * d + b;
+        if (fabs(d) < tiny)
+            d = tiny;
+        c = b + an / c;
+        if (fabs(c) < tiny)
+            c = tiny;
+        d = 1.0 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1.0) < 1e-15)
+            break;
+    }
+    return exp(-x + a * log(x) - lgamma(a)) * h;
+}
+
+double verify_chi2_upper(double x, int df)
+{
+    if (df < 1 || !(x > 0))
+        return 1.0;
+    double a = df / 2.0, hx = x / 2.0;
+    if (hx < a + 1.0)
+        return 1.0 - s_gamma_p_series(a, hx);
+    return s_gamma_q_fraction(a, hx);
+}
+
+int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_max)
+{
+    int64_t total[5] = { 0 };
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < 5; b++)
+            total[b] += w[i].penta[b];
+    int outliers = 0;
+    for (size_t i = 0; i < n; i++) {
+        verify_outlier_t *x = &w[i];
+        x->chi2 = 0;
+        x->df = 0;
+        x->p = 1;
+        x->outlier = false;
+        int64_t mine = 0, rest = 0, other[5];
+        for (int b = 0; b < 5; b++) {
+            other[b] = total[b] - x->penta[b];
+            mine += x->penta[b];
+            rest += other[b];
+        }
+        if (mine < min_pairs || rest < min_pairs || mine == 0)
+            continue;
+        /* The 2 x 5 table (this worker, the others) x score: a test of
+         * homogeneity, so the noise of the others' shares is accounted for. */
+        double chi2 = 0, all = (double) (mine + rest);
+        int bins = 0;
+        for (int b = 0; b < 5; b++) {
+            double col = (double) total[b];
+            if (col == 0)
+                continue;
+            bins++;
+            double e1 = (double) mine * col / all, e2 = (double) rest * col / all;
+            double d1 = (double) x->penta[b] - e1, d2 = (double) other[b] - e2;
+            chi2 += d1 * d1 / e1 + d2 * d2 / e2;
+        }
+        if (bins < 2)
+            continue;
+        x->chi2 = chi2;
+        x->df = bins - 1;
+        x->p = verify_chi2_upper(chi2, x->df);
+        x->outlier = x->p < p_max;
+        outliers += x->outlier;
+    }
+    return outliers;
+}
