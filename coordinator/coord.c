@@ -190,6 +190,7 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
     self->next_cron_ms = now;
     self->next_refresh_ms = now + self->cfg.refresh_ms;
     self->next_seen_ms = now + 30000;
+    self->next_outlier_ms = now + (int64_t) self->cfg.outlier_seconds * 1000;
     LOG(LOG_INFO, "listening on %s (heartbeat %d ms x %d, lease %d s)", self->endpoint,
         self->cfg.heartbeat_ms, self->cfg.liveness, self->cfg.lease_seconds);
     *self_p = self;
@@ -285,6 +286,10 @@ int coord_cron(coord_t *self)
         s_revocations(self);
     }
     s_dead_workers(self, now);
+    if (self->cfg.outlier_p > 0 && now >= self->next_outlier_ms) {
+        self->next_outlier_ms = now + (int64_t) self->cfg.outlier_seconds * 1000;
+        coord_outliers_check(self);
+    }
     if (self->verify)   /* replays not delivered within a lease go to someone else */
         verify_expire(self->verify, coord_wall_ms(), (int64_t) self->cfg.lease_seconds * 1000);
     /* Heartbeats to workers we have been silent to. */

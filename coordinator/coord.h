@@ -47,6 +47,8 @@ typedef struct {
     int estimate_seconds;       /* values runs: estimate period */
     bool exit_when_idle;        /* serve: exit 0 once no run is pending or running */
     double verify_rate;         /* share of stored pairs replayed by another worker (0 = off) */
+    double outlier_p;           /* flag a worker whose sprt results are this unlikely (0 = off) */
+    int outlier_seconds;        /* how often the outlier test runs */
 } coord_config_t;
 
 const config_spec_t *coord_config_spec(void);

@@ -36,6 +36,9 @@ static const config_item_t ITEMS[] = {
     CONFIG_BOOL(coord_config_t, exit_when_idle, "false", "exit once no run is pending or running"),
     CONFIG_DOUBLE(coord_config_t, verify_rate, "0.02", 0, 1,
                   "share of stored pairs replayed by another worker to verify them (0 = off)"),
+    CONFIG_DOUBLE(coord_config_t, outlier_p, "1e-6", 0, 0.5,
+                  "flag a worker whose sprt results differ from the others' with p below this (0 = off)"),
+    CONFIG_INT(coord_config_t, outlier_seconds, "60", 1, 86400, "period of the outlier test (s)"),
     { 0 },
 };
 

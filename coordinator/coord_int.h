@@ -79,7 +79,7 @@ struct coord_s {
     size_t lease_buckets, lease_count;
     coord_run_t *runs;              /* list, oldest first */
     verify_t *verify;               /* replays of sampled pairs (NULL = off) */
-    int64_t next_cron_ms, next_refresh_ms, next_seen_ms;
+    int64_t next_cron_ms, next_refresh_ms, next_seen_ms, next_outlier_ms;
     uint64_t msgs_in, msgs_bad;
     /* turn statistics since the last stats line */
     uint64_t st_turns, st_items, st_ns[7];
@@ -159,6 +159,12 @@ void coord_send_error(coord_t *self, const uint8_t *rid, size_t rid_len, bool re
  * and RESULT queued in turn. */
 void coord_handle(coord_t *self, coord_turn_t *turn, const uint8_t *rid, size_t rid_len, bool req_style,
                   const void *frame, size_t len);
+
+/* coord_outlier.c: the per-worker outlier test of every active sprt run
+ * (verify_outlier.h); flags outliers like a failed replay does. */
+void coord_outliers_check(coord_t *self);
+/* Flags a worker (store, verify state) and rereads every run's counters. */
+int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason);
 
 /* coord_spsa.c */
 /* A fresh perturbation for a new task of an spsa run (owned by the caller). */

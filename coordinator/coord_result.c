@@ -68,17 +68,7 @@ static void s_verify_result(coord_t *self, coord_item_t *it)
         snprintf(reason, sizeof reason, "games not reproduced by %d other workers (last: run %lld "
                  "pair %lld: %s)", VERIFY_QUORUM, (long long) job->run_id, (long long) job->pair_no,
                  why);
-        size_t n = 0;
-        if (store_worker_flag(self->store, guilty, reason, &n) == 0) {
-            verify_set_flagged(self->verify, guilty);
-            LOG(LOG_WARN, "worker %s flagged: %s; %zu pairs excluded", guilty, reason, n);
-            for (coord_run_t *r = self->runs; r; r = r->next)
-                if (store_run_totals(self->store, r->id, &r->totals) < 0)
-                    LOG(LOG_WARN, "run %lld: cannot reread its counters: %s", (long long) r->id,
-                        store_last_error(self->store));
-        } else {
-            LOG(LOG_ERROR, "cannot flag worker %s: %s", guilty, store_last_error(self->store));
-        }
+        coord_worker_flag(self, guilty, reason);
     }
     proto_msg_t m = { .type = PROTO_ACK };
     int64_t dup[1] = { job->pair_no };

@@ -211,6 +211,40 @@ int store_extra_revoked(store_t *store, const int64_t *ids, size_t n, int64_t **
     return 0;
 }
 
+int store_extra_worker_penta(store_t *store, int64_t run_id, store_extra_penta_t **rows_p,
+                             size_t *n_out)
+{
+    *rows_p = NULL;
+    *n_out = 0;
+    char id[32];
+    const char *params[] = { store_i64(id, run_id) };
+    PGresult *res = NULL;
+    int rc = store_exec(store, "pairs per worker",
+                        "SELECT worker_id, count(*) FILTER (WHERE score = 0),"
+                        " count(*) FILTER (WHERE score = 1), count(*) FILTER (WHERE score = 2),"
+                        " count(*) FILTER (WHERE score = 3), count(*) FILTER (WHERE score = 4)"
+                        " FROM pairs WHERE run_id = $1::bigint AND NOT excluded"
+                        " AND worker_id IS NOT NULL GROUP BY worker_id ORDER BY worker_id",
+                        1, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    store_extra_penta_t *out = rows ? calloc((size_t) rows, sizeof *out) : NULL;
+    if (rows && !out) {
+        PQclear(res);
+        return store_fail(store, CAPA_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < rows; i++) {
+        store_get_text(res, i, 0, out[i].worker_id, sizeof out[i].worker_id);
+        for (int b = 0; b < 5; b++)
+            out[i].penta[b] = store_get_i64(res, i, 1 + b);
+    }
+    PQclear(res);
+    *rows_p = out;
+    *n_out = (size_t) rows;
+    return 0;
+}
+
 int store_extra_begin(store_t *store)
 {
     return store_begin(store);

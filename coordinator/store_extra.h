@@ -39,6 +39,15 @@ int store_extra_revoked(store_t *store, const int64_t *ids, size_t n, int64_t **
  * store_worker_upsert of every HELLO of a turn), so that they share one
  * commit. After a failed call inside it, roll back and redo the calls one by
  * one. */
+/* A run's non-excluded pairs per worker by score (0..4 quarter points),
+ * for the outlier test (coordinator/verify_outlier.h): heap array, free(). */
+typedef struct {
+    char worker_id[STORE_ID_MAX];
+    int64_t penta[5];
+} store_extra_penta_t;
+int store_extra_worker_penta(store_t *store, int64_t run_id, store_extra_penta_t **rows_p,
+                             size_t *n_out);
+
 int store_extra_begin(store_t *store);
 int store_extra_commit(store_t *store);
 void store_extra_rollback(store_t *store);

@@ -2,6 +2,9 @@
 #include "verify_outlier.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "err.h"
 
 /* Regularized lower incomplete gamma P(a, x) by its series (x < a + 1). */
 static double s_gamma_p_series(double a, double x)
@@ -50,19 +53,23 @@ double verify_chi2_upper(double x, int df)
     return s_gamma_q_fraction(a, hx);
 }
 
-int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_max)
+/* One pass over the workers not yet removed; returns the index of the
+ * smallest p below p_max, or -1. */
+static long s_pass(verify_outlier_t *w, size_t n, const bool *removed, int64_t min_pairs,
+                   double p_max)
 {
     int64_t total[5] = { 0 };
     for (size_t i = 0; i < n; i++)
-        for (int b = 0; b < 5; b++)
+        for (int b = 0; b < 5 && !removed[i]; b++)
             total[b] += w[i].penta[b];
-    int outliers = 0;
+    long worst = -1;
     for (size_t i = 0; i < n; i++) {
+        if (removed[i])
+            continue;
         verify_outlier_t *x = &w[i];
         x->chi2 = 0;
         x->df = 0;
         x->p = 1;
-        x->outlier = false;
         int64_t mine = 0, rest = 0, other[5];
         for (int b = 0; b < 5; b++) {
             other[b] = total[b] - x->penta[b];
@@ -89,8 +96,31 @@ int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_m
         x->chi2 = chi2;
         x->df = bins - 1;
         x->p = verify_chi2_upper(chi2, x->df);
-        x->outlier = x->p < p_max;
-        outliers += x->outlier;
+        if (x->p < p_max && (worst < 0 || x->p < w[worst].p))
+            worst = (long) i;
     }
+    return worst;
+}
+
+int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_max)
+{
+    /* One liar also makes every honest worker look unlike "the others"
+     * (which include the liar): remove the most extreme outlier and test
+     * the rest again, until none is left. */
+    bool *removed = calloc(n ? n : 1, sizeof *removed);
+    if (!removed)
+        return CAPA_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        w[i].outlier = false;
+    int outliers = 0;
+    for (;;) {
+        long k = s_pass(w, n, removed, min_pairs, p_max);
+        if (k < 0)
+            break;
+        removed[k] = true;
+        w[k].outlier = true;
+        outliers++;
+    }
+    free(removed);
     return outliers;
 }

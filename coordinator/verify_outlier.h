@@ -34,7 +34,11 @@ typedef struct {
 /* Tests every worker with at least min_pairs pairs whose run has at least
  * min_pairs pairs from other workers: chi-squared of the 2 x 5 table (the
  * worker, the others) x score, scores nobody had left out (df = used bins
- * - 1). Returns how many are outliers (p < p_max). */
+ * - 1). The most extreme outlier is set aside and the others tested again
+ * without it, until no p < p_max is left (one liar would otherwise make the
+ * honest workers look unlike "the others" too). Returns how many are
+ * outliers, or CAPA_ENOMEM. An outlier keeps the figures of the pass that
+ * set it aside. */
 int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_max);
 /* P(X >= x) for X chi-squared with df degrees of freedom (df >= 1). */
 double verify_chi2_upper(double x, int df);

@@ -19,7 +19,8 @@ if(TARGET capa-coordinator AND TARGET capa-worker)
           a_revoked_token_is_refused_at_every_kind_of_message
           an_eavesdropper_sees_the_token_only_without_curve
           a_lying_worker_is_caught_by_replays_and_its_pairs_excluded
-          more_hostile_messages_get_their_errors_and_nothing_is_stored)
+          more_hostile_messages_get_their_errors_and_nothing_is_stored
+          a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlier)
     # One at a time: they play real games on the two shared cores.
     capa_pg_add_test(NAME fault.${case_name} COMMAND test_fault ${case_name}
                      LABELS fault TIMEOUT 300)

@@ -760,6 +760,92 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
     s_down(&fx);
 }
 
+/* Two honest capa-workers play an sprt run with replays off; a liar joins
+ * once they have stored 40 pairs and reports B winning every pair. The
+ * outlier test (every second here) flags it; honest workers stay unflagged,
+ * its pairs are excluded and the counters equal the recount. */
+static void a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlier(void)
+{
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", "--verify-rate",
+                                         "0", "--outlier-p", "1e-6", "--outlier-seconds", "1",
+                                         NULL };
+    static fx_t fx;
+    double t0 = s_now();
+    s_up(&fx, "fault_outlier", extra, false);
+    /* Hypotheses 4 Elo apart and alpha = beta = 1e-6: the SPRT needs far
+     * more than the liar's pairs to stop. */
+    int64_t run = s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"o\",\"seed\":3,\"variant\":\"caparandom\","
+                                "\"game\":{\"nodes\":300,\"max_plies\":160},\"a\":{},\"b\":{},"
+                                "\"elo0\":-2,\"elo1\":2,\"alpha\":1e-6,\"beta\":1e-6,"
+                                "\"max_pairs\":2000}");
+    int64_t bench = s_coord_bench(&fx);
+    s_worker_start(&fx, 0, fx.proc.endpoint, true);
+    s_worker_start(&fx, 1, fx.proc.endpoint, true);
+    bool enough = false;
+    for (double end = s_now() + 60; !enough && s_now() < end; usleep(200 * 1000))
+        enough = s_sql(&fx, "SELECT count(*) FROM pairs") >= 40;
+    CHECK_MSG(enough, "the honest workers stored fewer than 40 pairs in 60 s");
+    coord_client_t *liar = coord_client_new(fx.proc.endpoint);
+    proto_msg_t m;
+    CHECK(coord_client_hello(liar, fx.token, "liar", bench, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    proto_msg_free(&m);
+    long lies = 0;
+    bool flagged = false;
+    double t_join = s_now(), t_flag = 0;
+    for (double end = s_now() + 60; !flagged && s_now() < end;) {
+        CHECK(coord_client_request(liar, 4, &m) == 0);
+        if (m.type == PROTO_TASK) {
+            const proto_task_t *t = &m.u.task;
+            int64_t pairs[PROTO_PAIRS_MAX];
+            int scores[PROTO_PAIRS_MAX];
+            for (size_t i = 0; i < t->pair_count; i++) {
+                pairs[i] = t->pairs[i].pair;
+                scores[i] = 4;
+            }
+            proto_result_t res;
+            CHECK(coord_client_make_result(t, pairs, t->pair_count, scores, 0, true, &res) == 0);
+            proto_msg_t a;
+            CHECK(coord_client_result(liar, &res, &a) == 0);
+            proto_result_free(&res);
+            CHECK_MSG(a.type == PROTO_ACK, "liar RESULT: %s", proto_type_name(a.type));
+            proto_msg_free(&a);
+            lies += (long) t->pair_count;
+        }
+        proto_msg_free(&m);
+        usleep(300 * 1000);
+        flagged = s_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'liar' AND flagged") == 1;
+        if (flagged)
+            t_flag = s_now();
+    }
+    coord_client_destroy(&liar);
+    for (int i = 0; i < 2; i++)
+        s_worker_kill(&fx, i, SIGTERM);
+    CHECK_MSG(flagged, "the liar was not flagged after %ld fabricated pairs", lies);
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM workers WHERE id = 'liar' AND flag_reason LIKE "
+             "'%%chi-squared%%'");
+    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM workers WHERE flagged AND id <> 'liar'"), 0);
+    long liar_pairs = s_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id = 'liar'");
+    CHECK(liar_pairs >= 30);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id = 'liar' AND NOT excluded"), 0);
+    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id <> 'liar' AND excluded"), 0);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM runs r JOIN run_totals_recount t ON t.run_id = r.id "
+             "WHERE r.id = %lld AND r.pairs_done = t.pairs_done AND r.penta0 = t.penta0 "
+             "AND r.penta1 = t.penta1 AND r.penta2 = t.penta2 AND r.penta3 = t.penta3 "
+             "AND r.penta4 = t.penta4 AND r.wins = t.wins AND r.draws = t.draws "
+             "AND r.losses = t.losses", (long long) run);
+    CHECK_MSG(s_sql(&fx, sql) == 1, "run counters differ from run_totals_recount");
+    long honest = s_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id <> 'liar'");
+    printf("figure: outlier.honest_pairs = %ld, liar_pairs = %ld (all excluded)\n", honest,
+           liar_pairs);
+    printf("figure: outlier.seconds_from_liar_join_to_flag = %.1f, total = %.1f\n",
+           t_flag - t_join, s_now() - t0);
+    s_down(&fx);
+}
+
 /* Gaps left by test_coord's hostile table: HELLO without a token or with an
  * SQL-looking one, a pair twice in one RESULT, results for verify tasks that
  * are unknown or another worker's; each gets its documented ERROR, nothing
@@ -889,6 +975,7 @@ static const check_case_t CASES[] = {
     CASE(an_eavesdropper_sees_the_token_only_without_curve),
     CASE(a_lying_worker_is_caught_by_replays_and_its_pairs_excluded),
     CASE(more_hostile_messages_get_their_errors_and_nothing_is_stored),
+    CASE(a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlier),
     { 0 },
 };
 

@@ -259,6 +259,8 @@ static int s_spawn(coord_proc_t *p, const char *conninfo, const char *const *ext
     argv[n++] = "";
     argv[n++] = "--verify-rate";   /* no replays unless a test asks (extra args win) */
     argv[n++] = "0";
+    argv[n++] = "--outlier-p";     /* test clients report made-up scores */
+    argv[n++] = "0";
     for (int i = 0; extra && extra[i] && n < 62; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;

@@ -49,6 +49,7 @@ static void honest_workers_pass_and_a_worker_reporting_only_wins_is_an_outlier(v
     w[5].penta[4] = 40;
     CHECK_EQ_INT(verify_outliers(w, 6, 30, 1e-6), 1);
     CHECK(w[5].outlier);
+    CHECK_EQ_STR(w[5].worker_id, "liar");
     CHECK(w[5].p < 1e-20);
     for (int i = 0; i < 5; i++) {
         CHECK_MSG(!w[i].outlier, "%s p %g", w[i].worker_id, w[i].p);
@@ -60,6 +61,23 @@ static void honest_workers_pass_and_a_worker_reporting_only_wins_is_an_outlier(v
     CHECK_EQ_INT(verify_outliers(w, 6, 30, 1e-6), 0);
     CHECK_EQ_INT(w[5].df, 0);
     CHECK_NEAR(w[5].p, 1.0, 0);
+}
+
+/* With only two honest workers, a liar makes each of them unlike "the
+ * others" too; only the liar is an outlier. */
+static void one_liar_among_two_honest_workers_is_the_only_outlier(void)
+{
+    static const double shares[5] = { 0.05, 0.2, 0.5, 0.2, 0.05 };
+    stats_rng_t rng;
+    stats_rng_seed(&rng, 5);
+    verify_outlier_t w[3];
+    memset(w, 0, sizeof w);
+    s_draw(&rng, shares, 60, w[0].penta);
+    s_draw(&rng, shares, 60, w[1].penta);
+    w[2].penta[4] = 40;
+    CHECK_EQ_INT(verify_outliers(w, 3, 30, 1e-6), 1);
+    CHECK(w[2].outlier && !w[0].outlier && !w[1].outlier);
+    CHECK(w[0].p > 1e-4 && w[1].p > 1e-4);
 }
 
 /* Many honest runs: the false alarm rate at p < 0.01 is near 1 %. */
@@ -83,6 +101,7 @@ static void the_false_alarm_rate_follows_the_threshold(void)
 static const check_case_t CASES[] = {
     CASE(the_chi_squared_tail_matches_known_quantiles),
     CASE(honest_workers_pass_and_a_worker_reporting_only_wins_is_an_outlier),
+    CASE(one_liar_among_two_honest_workers_is_the_only_outlier),
     CASE(the_false_alarm_rate_follows_the_threshold),
     { 0 },
 };
