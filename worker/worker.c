@@ -266,7 +266,7 @@ static int s_setup_curve(worker_t *w, char *err, size_t errlen)
     uint8_t raw[32];
     size_t rawlen;
     if (strlen(k) == 40 && token_z85_decode(k, raw, sizeof raw, &rawlen) == 0 && rawlen == 32) {
-        snprintf(w->curve_server, sizeof w->curve_server, "%s", k);
+        memcpy(w->curve_server, k, 41); /* 40 Z85 characters and the NUL, checked above */
     } else {
         int rc = token_curve_load(k, w->curve_server, NULL, err, errlen);
         if (rc < 0)
