@@ -348,6 +348,8 @@ int config_load(const config_spec_t *spec, void *cfg, int argc, char **argv, int
 
 void config_format(const config_item_t *it, const void *cfg, char *buf, size_t cap)
 {
+    if (!buf || cap == 0) /* also tells gcc -O3 with sanitizers that buf is not NULL */
+        return;
     const char *field = (const char *) cfg + it->offset;
     switch (it->type) {
     case CONFIG_T_INT: snprintf(buf, cap, "%d", *(const int *) field); break;
