@@ -65,9 +65,10 @@ static void s_verify_result(coord_t *self, coord_item_t *it)
             (long long) job->pair_no, job->worker_id, it->worker_id, why);
     if (guilty[0]) {
         char reason[STORE_TEXT_MAX];
-        snprintf(reason, sizeof reason, "games not reproduced by %d other workers (last: run %lld "
-                 "pair %lld: %s)", VERIFY_QUORUM, (long long) job->run_id, (long long) job->pair_no,
-                 why);
+        int n = snprintf(reason, sizeof reason, "games not reproduced by %d other workers (last: "
+                         "run %lld pair %lld: %s)", VERIFY_QUORUM, (long long) job->run_id,
+                         (long long) job->pair_no, why);
+        (void) n; /* a long `why` is cut: the reason is a summary */
         coord_worker_flag(self, guilty, reason);
     }
     proto_msg_t m = { .type = PROTO_ACK };
