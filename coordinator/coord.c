@@ -290,9 +290,46 @@ static void s_dead_workers(coord_t *self, int64_t now)
     }
 }
 
+void coord_set_publish(coord_t *self, coord_publish_fn fn, void *ctx)
+{
+    self->publish = fn;
+    self->publish_ctx = ctx;
+}
+
+/* Once a second: the figures only memory has. The rate is taken over a
+ * window that restarts every minute, so it follows changes within one. */
+static void s_publish(coord_t *self, int64_t now)
+{
+    if (!self->publish || now < self->next_publish_ms)
+        return;
+    self->next_publish_ms = now + 1000;
+    if (self->rate_ms == 0 || now - self->rate_ms >= 60000) {
+        if (self->rate_ms && now > self->rate_ms)
+            self->rate = (double) (self->stored_total - self->rate_pairs) * 1000.0 /
+                         (double) (now - self->rate_ms);
+        self->rate_pairs = self->stored_total;
+        self->rate_ms = now;
+    } else if (now - self->rate_ms >= 5000) {
+        self->rate = (double) (self->stored_total - self->rate_pairs) * 1000.0 /
+                     (double) (now - self->rate_ms);
+    }
+    coord_live_t live = { .workers_connected = (int) self->session_count,
+                          .pairs_per_second = self->rate };
+    for (coord_run_t *r = self->runs; r; r = r->next) {
+        if (!r->active)
+            continue;
+        live.runs_active++;
+        live.pairs_leased += r->in_flight;
+        if (r->pool)
+            live.pairs_queued += pool_size(r->pool);
+    }
+    self->publish(&live, self->publish_ctx);
+}
+
 int coord_cron(coord_t *self)
 {
     int64_t now = coord_now_ms();
+    s_publish(self, now);
     if (now >= self->next_refresh_ms) {
         self->next_refresh_ms = now + self->cfg.refresh_ms;
         if (coord_runs_refresh(self) < 0)

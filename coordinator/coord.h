@@ -78,4 +78,18 @@ int coord_cron(coord_t *self);
 /* The endpoint actually bound (resolves a "tcp://127.0.0.1:*" wildcard). */
 const char *coord_endpoint(const coord_t *self);
 
+/* What only the coordinator's memory knows, handed once a second from its
+ * cron to whoever asked (the HTTP server's /metrics and /api/status). */
+typedef struct {
+    int workers_connected;      /* open sessions */
+    int64_t pairs_leased;       /* pair numbers out on active leases */
+    int64_t pairs_queued;       /* pair numbers waiting in the active runs' pools */
+    double pairs_per_second;    /* pairs newly stored, over the last minute or so */
+    int runs_active;            /* runs handing out work */
+} coord_live_t;
+
+typedef void (*coord_publish_fn)(const coord_live_t *live, void *ctx);
+/* fn is called from the loop's thread; NULL turns publishing off. */
+void coord_set_publish(coord_t *self, coord_publish_fn fn, void *ctx);
+
 #endif

@@ -84,6 +84,13 @@ struct coord_s {
     /* turn statistics since the last stats line */
     uint64_t st_turns, st_items, st_ns[7];
     int64_t next_stats_ms;
+    /* live figures for coord_set_publish */
+    coord_publish_fn publish;
+    void *publish_ctx;
+    int64_t next_publish_ms;
+    int64_t stored_total;           /* pairs newly stored since start */
+    int64_t rate_pairs, rate_ms;    /* stored_total and time at the rate window's start */
+    double rate;
 };
 
 /* One REQUEST or RESULT waiting for the end of the loop's turn, with a copy

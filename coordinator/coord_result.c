@@ -383,6 +383,7 @@ void coord_turn_results(coord_t *self, coord_turn_t *turn)
             continue;
         }
         it->n_new = batches[b].n_new;
+        self->stored_total += (int64_t) it->n_new;
         s_result_count(self, it);
         /* Replays need determinism: fixed-node games of sprt and values runs. */
         if (self->verify && it->n_new > 0 && it->run->info->kind != STORE_RUN_SPSA &&

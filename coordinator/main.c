@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "admin.h"
 #include "coord.h"
@@ -16,6 +17,18 @@ static void s_on_signal(int sig)
 {
     (void) sig;
     s_stop = 1;
+}
+
+/* The loop's live figures to the HTTP server's /metrics and /api/status. */
+static void s_publish(const coord_live_t *live, void *ctx)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    http_live_t h = { .at_ms = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000,
+                      .workers_connected = live->workers_connected,
+                      .pairs_leased = live->pairs_leased, .pairs_queued = live->pairs_queued,
+                      .pairs_per_second = live->pairs_per_second, .runs_active = live->runs_active };
+    http_publish(ctx, &h);
 }
 
 int main(int argc, char **argv)
@@ -60,6 +73,8 @@ int main(int argc, char **argv)
     } else if (cfg.http[0]) {
         LOG(LOG_ERROR, "%s", err);
     }
+    if (http)
+        coord_set_publish(c, s_publish, http);
     int rc = coord_serve(c, &s_stop);
     http_stop(&http);
     coord_destroy(&c);

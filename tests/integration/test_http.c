@@ -97,6 +97,18 @@ static void every_read_endpoint_answers(void)
     CHECK(strstr(r.body, "capa_queue_pairs ") != NULL);
     CHECK(strstr(r.body, "capa_workers_live ") != NULL);
     fx_res_free(&r);
+    /* The coordinator's loop publishes what only its memory knows once a
+     * second: open sessions, leased and queued pairs. */
+    bool live = false;
+    for (int i = 0; i < 40 && !live; i++) {
+        CHECK(fx_http("GET", "/metrics", NULL, NULL, &r) == 0);
+        live = strstr(r.body, "capa_workers_connected 0") != NULL &&
+               strstr(r.body, "capa_pairs_queued ") != NULL;
+        fx_res_free(&r);
+        if (!live)
+            usleep(100 * 1000);
+    }
+    CHECK(live);
 }
 
 static void writing_needs_an_admin_token(void)
