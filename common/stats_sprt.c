@@ -3,12 +3,12 @@
 #include "stats_sprt.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "err.h"
+#include "textbuf.h"
 #include "stats_brownian.h"
 
 void stats_sprt_params_default(stats_sprt_params_t *p)
@@ -324,77 +324,49 @@ int stats_sprt_report(const stats_sprt_params_t *p, const stats_counts_t *c,
     return 0;
 }
 
-/* Appends to buf like snprintf, remembering whether anything was cut. */
-typedef struct {
-    char *buf;
-    size_t len, used;
-    int full;
-} s_out_t;
-
-static void s_put(s_out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void s_put(s_out_t *o, const char *fmt, ...)
-{
-    if (o->full || o->len == 0) {
-        o->full = 1;
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t) n >= o->len - o->used) {
-        o->full = 1;
-        o->used = o->len - 1;
-    } else {
-        o->used += (size_t) n;
-    }
-}
-
-static void s_put_ratio(s_out_t *o, const char *name, double v)
+static void s_put_ratio(textbuf_t *o, const char *name, double v)
 {
     if (v < 0.0)
         return;
     if (isinf(v))
-        s_put(o, "  %s inf", name);
+        textbuf_put(o, "  %s inf", name);
     else
-        s_put(o, "  %s %.3f", name, v);
+        textbuf_put(o, "  %s %.3f", name, v);
 }
 
 int stats_sprt_format(const stats_sprt_report_t *r, char *buf, size_t len)
 {
-    s_out_t o = { buf, len, 0, 0 };
-    if (len)
-        buf[0] = '\0';
+    textbuf_t o = textbuf_make(buf, len);
     const char *unit = r->params.model == STATS_MODEL_LOGISTIC ? "Elo" : "nElo";
     const stats_estimate_t *e = &r->est;
-    s_put(&o, "SPRT: %s [%.2f, %.2f], alpha %.3f, beta %.3f, %s\n", unit, r->params.elo0,
+    textbuf_put(&o, "SPRT: %s [%.2f, %.2f], alpha %.3f, beta %.3f, %s\n", unit, r->params.elo0,
           r->params.elo1, r->params.alpha, r->params.beta,
           r->pentanomial ? "pentanomial" : "trinomial");
-    s_put(&o, "LLR: %.3f (%.3f, %.3f) %s\n", r->llr, r->lower, r->upper,
+    textbuf_put(&o, "LLR: %.3f (%.3f, %.3f) %s\n", r->llr, r->lower, r->upper,
           stats_verdict_name(r->verdict));
-    s_put(&o, "Pairs: %lld  Games: %lld  W: %lld  D: %lld  L: %lld\n",
+    textbuf_put(&o, "Pairs: %lld  Games: %lld  W: %lld  D: %lld  L: %lld\n",
           (long long) stats_counts_pairs(&r->counts), (long long) stats_counts_games(&r->counts),
           (long long) r->counts.wins, (long long) r->counts.draws, (long long) r->counts.losses);
     if (stats_counts_pairs(&r->counts) > 0)
-        s_put(&o, "Ptnml(0-2): %lld, %lld, %lld, %lld, %lld\n", (long long) r->counts.penta[0],
+        textbuf_put(&o, "Ptnml(0-2): %lld, %lld, %lld, %lld, %lld\n", (long long) r->counts.penta[0],
               (long long) r->counts.penta[1], (long long) r->counts.penta[2],
               (long long) r->counts.penta[3], (long long) r->counts.penta[4]);
-    s_put(&o, "Score: %.2f%% [%.2f%%, %.2f%%]\n", 100.0 * e->score, 100.0 * e->score_lo,
+    textbuf_put(&o, "Score: %.2f%% [%.2f%%, %.2f%%]\n", 100.0 * e->score, 100.0 * e->score_lo,
           100.0 * e->score_hi);
-    s_put(&o, "Elo: %.2f [%.2f, %.2f]  nElo: %.2f [%.2f, %.2f] (95%%)\n", e->elo, e->elo_lo,
+    textbuf_put(&o, "Elo: %.2f [%.2f, %.2f]  nElo: %.2f [%.2f, %.2f] (95%%)\n", e->elo, e->elo_lo,
           e->elo_hi, e->nelo, e->nelo_lo, e->nelo_hi);
-    s_put(&o, "LOS: %.1f%%", 100.0 * e->los);
+    textbuf_put(&o, "LOS: %.1f%%", 100.0 * e->los);
     s_put_ratio(&o, "DrawRatio", e->draw_ratio);
     s_put_ratio(&o, "PairDrawRatio", e->pair_draw_ratio);
     s_put_ratio(&o, "PairsRatio", e->pairs_ratio);
-    s_put(&o, "\n");
+    textbuf_put(&o, "\n");
     if (r->sequential) {
-        s_put(&o, "%s after the stopping rule (median-unbiased): %.2f [%.2f, %.2f]\n", unit,
+        textbuf_put(&o, "%s after the stopping rule (median-unbiased): %.2f [%.2f, %.2f]\n", unit,
               r->seq_elo, r->seq_elo_lo, r->seq_elo_hi);
         if (r->verdict != STATS_SPRT_CONTINUE)
-            s_put(&o, "%s bias-adjusted for the stop (mean): %.2f\n", unit, r->mean_elo);
+            textbuf_put(&o, "%s bias-adjusted for the stop (mean): %.2f\n", unit, r->mean_elo);
     } else if (r->n > 0.0) {
-        s_put(&o, "%s not adjusted for the stopping rule: the LLR lies far beyond its bounds\n", unit);
+        textbuf_put(&o, "%s not adjusted for the stopping rule: the LLR lies far beyond its bounds\n", unit);
     }
     return o.full ? CAPA_EFULL : 0;
 }

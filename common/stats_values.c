@@ -3,12 +3,12 @@
 #include "stats_values.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
+#include "textbuf.h"
 #include "stats_elo.h"
 
 #define S_DIM (STATS_PIECE_NB + 1) /* intercept + pieces */
@@ -473,31 +473,6 @@ static void s_imbalance_name(const int8_t *diff, char *buf, size_t len)
     buf[u] = '\0';
 }
 
-typedef struct {
-    char *buf;
-    size_t len, used;
-    int full;
-} s_out_t;
-
-static void s_put(s_out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void s_put(s_out_t *o, const char *fmt, ...)
-{
-    if (o->full || o->len == 0) {
-        o->full = 1;
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(o->buf + o->used, o->len - o->used, fmt, ap);
-    va_end(ap);
-    if (k < 0 || (size_t) k >= o->len - o->used) {
-        o->full = 1;
-        o->used = o->len - 1;
-    } else {
-        o->used += (size_t) k;
-    }
-}
-
 void stats_values_note(const stats_values_t *v, char *buf, size_t len)
 {
     if (v->scaled)
@@ -512,33 +487,31 @@ void stats_values_note(const stats_values_t *v, char *buf, size_t len)
 
 int stats_values_format(const stats_values_t *v, char *buf, size_t len)
 {
-    s_out_t o = { buf, len, 0, 0 };
-    if (len)
-        buf[0] = '\0';
-    s_put(&o, "Piece values in pawns (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
+    textbuf_t o = textbuf_make(buf, len);
+    textbuf_put(&o, "Piece values in pawns (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
           (long long) v->games, (long long) v->pairs);
     if (!v->scaled) {
         char note[256];
         stats_values_note(v, note, sizeof note);
-        s_put(&o, "  %s\n", note);
+        textbuf_put(&o, "  %s\n", note);
     }
     for (int p = 0; v->scaled && p < STATS_PIECE_NB; p++) {
         const stats_piece_value_t *pv = &v->piece[p];
         if (p == STATS_P)
-            s_put(&o, "  P  1 (unit)\n");
+            textbuf_put(&o, "  P  1 (unit)\n");
         else if (pv->estimated)
-            s_put(&o, "  %c  %.3f [%.3f, %.3f]\n", S_LETTERS[p], pv->value, pv->lo, pv->hi);
+            textbuf_put(&o, "  %c  %.3f [%.3f, %.3f]\n", S_LETTERS[p], pv->value, pv->lo, pv->hi);
         else
-            s_put(&o, "  %c  not estimated (in no imbalance)\n", S_LETTERS[p]);
+            textbuf_put(&o, "  %c  not estimated (in no imbalance)\n", S_LETTERS[p]);
     }
-    s_put(&o, "Scale: %.4f logit per pawn (%.1f Elo); White's edge %.4f logit [%.4f, %.4f] = %.1f%%\n",
+    textbuf_put(&o, "Scale: %.4f logit per pawn (%.1f Elo); White's edge %.4f logit [%.4f, %.4f] = %.1f%%\n",
           v->scale, v->elo_per_pawn, v->white, v->white_lo, v->white_hi, 100.0 * v->white_score);
-    s_put(&o, "Imbalances (side under test first; score of that side):\n");
+    textbuf_put(&o, "Imbalances (side under test first; score of that side):\n");
     for (int i = 0; i < v->n_imbalances; i++) {
         const stats_imbalance_t *im = &v->imbalances[i];
         char name[64];
         s_imbalance_name(im->diff, name, sizeof name);
-        s_put(&o, "  %-12s %6lld games  %.1f%% [%.1f%%, %.1f%%]  Elo %.0f [%.0f, %.0f]  model %.1f%%\n",
+        textbuf_put(&o, "  %-12s %6lld games  %.1f%% [%.1f%%, %.1f%%]  Elo %.0f [%.0f, %.0f]  model %.1f%%\n",
               name, (long long) im->games, 100.0 * im->score, 100.0 * im->score_lo, 100.0 * im->score_hi,
               im->elo, im->elo_lo, im->elo_hi, 100.0 * im->predicted);
     }
