@@ -109,6 +109,14 @@ static cJSON *s_run_json(const store_run_t *r)
     return o;
 }
 
+/* Replies 200 with what build made, or passes on the reply build already gave. */
+static int s_reply_built(http_req_t *req, cJSON *(*build)(http_req_t *, int *))
+{
+    int rc = MHD_NO;
+    cJSON *o = build(req, &rc);
+    return o ? http_reply_json(req, 200, o) : rc;
+}
+
 cJSON *http_api_runs_json(http_req_t *req, int *rc)
 {
     store_run_filter_t f;
@@ -147,9 +155,7 @@ cJSON *http_api_runs_json(http_req_t *req, int *rc)
 
 int http_api_runs_list(http_req_t *req)
 {
-    int rc = MHD_NO;
-    cJSON *o = http_api_runs_json(req, &rc);
-    return o ? http_reply_json(req, 200, o) : rc;
+    return s_reply_built(req, http_api_runs_json);
 }
 
 int http_api_runs_submit(http_req_t *req)
@@ -283,9 +289,7 @@ cJSON *http_api_values_json(http_req_t *req, int *rc)
 
 int http_api_values(http_req_t *req)
 {
-    int rc = MHD_NO;
-    cJSON *o = http_api_values_json(req, &rc);
-    return o ? http_reply_json(req, 200, o) : rc;
+    return s_reply_built(req, http_api_values_json);
 }
 
 /* ---- workers and contributors -------------------------------------------------------- */
@@ -348,9 +352,7 @@ cJSON *http_api_workers_json(http_req_t *req, int *rc)
 
 int http_api_workers(http_req_t *req)
 {
-    int rc = MHD_NO;
-    cJSON *o = http_api_workers_json(req, &rc);
-    return o ? http_reply_json(req, 200, o) : rc;
+    return s_reply_built(req, http_api_workers_json);
 }
 
 cJSON *http_api_contributors_json(http_req_t *req, int *rc)
@@ -388,9 +390,7 @@ cJSON *http_api_contributors_json(http_req_t *req, int *rc)
 
 int http_api_contributors(http_req_t *req)
 {
-    int rc = MHD_NO;
-    cJSON *o = http_api_contributors_json(req, &rc);
-    return o ? http_reply_json(req, 200, o) : rc;
+    return s_reply_built(req, http_api_contributors_json);
 }
 
 int http_api_contributor_add(http_req_t *req)
