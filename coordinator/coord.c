@@ -21,6 +21,7 @@
 
 #define COORD_ENGINE_VERSION "capa-engine 0.1.0"
 #define COORD_DRAIN_MAX 2000   /* messages handled per wake-up before timers run */
+#define COORD_WAIT_MAX 20000   /* RESULTs waiting for the writer before we stop reading */
 
 int64_t coord_now_ms(void)
 {
@@ -190,6 +191,8 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
         }
     }
     if (rc == 0)
+        rc = coord_writer_new(self->cfg.db, &self->writer, err, errlen);
+    if (rc == 0)
         rc = s_bind(self, err, errlen);
     if (rc == 0)
         rc = s_load_leases(self, err, errlen);
@@ -216,6 +219,10 @@ void coord_destroy(coord_t **self_p)
     if (!self_p || !*self_p)
         return;
     coord_t *self = *self_p;
+    if (self->router)
+        coord_writer_drain(self);   /* its ACKs go out before the BYEs */
+    coord_writer_destroy(&self->writer);
+    coord_turn_free(&self->results_wait);
     if (self->router) {
         proto_msg_t bye = { .type = PROTO_BYE };
         snprintf(bye.u.bye.reason, sizeof bye.u.bye.reason, "coordinator shutting down");
@@ -390,16 +397,19 @@ int coord_cron(coord_t *self)
             store_extra_rollback(self->store);
     }
     if (now >= self->next_stats_ms) {
-        if (self->st_turns)
+        if (self->st_turns) {
+            double jobs = self->st_jobs ? (double) self->st_jobs : 1.0;
             LOG(LOG_INFO, "%llu turns, %.1f messages each; ms per turn: hello %.2f, revoked %.2f, "
-                "requests %.2f, results %.2f (insert %.2f, close %.2f, ack %.2f); "
-                "%zu sessions, %zu leases",
+                "requests %.2f; %llu writer jobs, ms per job: checks %.2f, insert %.2f, "
+                "close %.2f, ack %.2f; %zu sessions, %zu leases",
                 (unsigned long long) self->st_turns, (double) self->st_items / self->st_turns,
                 self->st_ns[0] / 1e6 / self->st_turns, self->st_ns[1] / 1e6 / self->st_turns,
-                self->st_ns[2] / 1e6 / self->st_turns, self->st_ns[3] / 1e6 / self->st_turns,
-                self->st_ns[4] / 1e6 / self->st_turns, self->st_ns[5] / 1e6 / self->st_turns,
-                self->st_ns[6] / 1e6 / self->st_turns, self->session_count, self->lease_count);
-        self->st_turns = self->st_items = 0;
+                self->st_ns[2] / 1e6 / self->st_turns, (unsigned long long) self->st_jobs,
+                self->st_ns[3] / 1e6 / jobs, self->st_ns[4] / 1e6 / jobs,
+                self->st_ns[5] / 1e6 / jobs, self->st_ns[6] / 1e6 / jobs, self->session_count,
+                self->lease_count);
+        }
+        self->st_turns = self->st_items = self->st_jobs = 0;
         memset(self->st_ns, 0, sizeof self->st_ns);
         self->next_stats_ms = now + 10000;
     }
@@ -456,6 +466,24 @@ static bool s_idle(const coord_t *self)
     return true;
 }
 
+/* Applies the writer's finished job, if any, and hands it the RESULTs
+ * that gathered meanwhile. */
+static void s_writer_turn(coord_t *self, bool wait)
+{
+    coord_job_t *job = coord_writer_collect(self->writer, wait);
+    if (job) {
+        coord_results_apply(self, job);
+        coord_job_free(job);
+        free(job);
+        self->st_jobs++;
+    }
+    if (!coord_writer_busy(self->writer) && self->results_wait.n) {
+        int64_t t0 = coord_now_ns();
+        coord_results_submit(self);
+        self->st_ns[3] += (uint64_t) (coord_now_ns() - t0);
+    }
+}
+
 int coord_serve(coord_t *self, volatile sig_atomic_t *stop)
 {
     while (!*stop) {
@@ -463,30 +491,40 @@ int coord_serve(coord_t *self, volatile sig_atomic_t *stop)
         long timeout = (long) (self->next_cron_ms - now);
         if (timeout < 0)
             timeout = 0;
-        zmq_pollitem_t item = { self->router, 0, ZMQ_POLLIN, 0 };
-        int rc = zmq_poll(&item, 1, timeout);
+        /* While the writer is behind, RESULTs stay in the socket's queue. */
+        bool room = self->results_wait.n < COORD_WAIT_MAX;
+        zmq_pollitem_t items[2] = { { NULL, coord_writer_fd(self->writer), ZMQ_POLLIN, 0 },
+                                    { self->router, 0, ZMQ_POLLIN, 0 } };
+        int rc = zmq_poll(items, room ? 2 : 1, timeout);
         if (rc < 0) {
             if (zmq_errno() == EINTR)
                 continue;
             LOG(LOG_ERROR, "zmq_poll: %s", zmq_strerror(zmq_errno()));
             return CAPA_EIO;
         }
-        if (item.revents & ZMQ_POLLIN) {
+        if (items[0].revents & ZMQ_POLLIN)
+            s_writer_turn(self, false);
+        if (room && (items[1].revents & ZMQ_POLLIN)) {
             /* One turn: everything waiting (up to a bound), then the
-             * database work of the whole turn with one commit per kind. */
+             * database work of the whole turn grouped by kind. */
             coord_turn_t turn = { 0 };
             for (int i = 0; i < COORD_DRAIN_MAX && !*stop && s_recv_one(self, &turn); i++)
                 ;
             coord_turn_finish(self, &turn);
+            s_writer_turn(self, false);
         }
         if (coord_now_ms() >= self->next_cron_ms) {
             coord_cron(self);
-            if (self->cfg.exit_when_idle && s_idle(self)) {
+            if (self->cfg.exit_when_idle && s_idle(self) && !coord_writer_busy(self->writer) &&
+                self->results_wait.n == 0) {
                 LOG(LOG_INFO, "no run is pending or running: exiting (exit_when_idle)");
                 break;
             }
         }
     }
+    /* Flush: what was accepted is stored and ACKed before we go. */
+    while (coord_writer_busy(self->writer) || self->results_wait.n)
+        s_writer_turn(self, true);
     LOG(LOG_INFO, "stopping: %llu messages handled, %llu refused",
         (unsigned long long) self->msgs_in, (unsigned long long) self->msgs_bad);
     return 0;

@@ -62,37 +62,6 @@ typedef struct coord_run {
     struct coord_run *next;
 } coord_run_t;
 
-struct coord_s {
-    coord_config_t cfg;
-    store_t *store;
-    void *zctx;
-    void *router;
-    char endpoint[256];
-    int64_t bench;
-    char engine_version[PROTO_TEXT_MAX];
-    /* sessions: open addressing on the routing id */
-    coord_session_t *sessions;
-    size_t session_cap, session_count;
-    uint64_t session_serial;
-    /* leases: chained hash on task id */
-    coord_lease_t **leases;
-    size_t lease_buckets, lease_count;
-    coord_run_t *runs;              /* list, oldest first */
-    verify_t *verify;               /* replays of sampled pairs (NULL = off) */
-    int64_t next_cron_ms, next_refresh_ms, next_seen_ms, next_outlier_ms;
-    uint64_t msgs_in, msgs_bad;
-    /* turn statistics since the last stats line */
-    uint64_t st_turns, st_items, st_ns[7];
-    int64_t next_stats_ms;
-    /* live figures for coord_set_publish */
-    coord_publish_fn publish;
-    void *publish_ctx;
-    int64_t next_publish_ms;
-    int64_t stored_total;           /* pairs newly stored since start */
-    int64_t rate_pairs, rate_ms;    /* stored_total and time at the rate window's start */
-    double rate;
-};
-
 /* One REQUEST or RESULT waiting for the end of the loop's turn, with a copy
  * of its sender (sessions may move or end during the turn). */
 typedef struct {
@@ -121,12 +90,78 @@ typedef struct {
     /* REQUEST */
     pool_range_t range;
     bool has_range;
+    /* RESULT, set by the writer thread */
+    int store_rc;
+    char store_err[256];
 } coord_item_t;
 
 typedef struct {
     coord_item_t *items;
     size_t n, cap;
 } coord_turn_t;
+
+/* A verification outcome to record (pairs.verified), written by the writer. */
+typedef struct {
+    int64_t run_id, pair_no;
+    bool reproduced;
+    char verifier[PROTO_ID_MAX];
+} coord_verified_t;
+
+/* The database work of the RESULTs gathered while the writer was busy: the
+ * loop checks them (coord_results_submit), the writer thread stores them
+ * (coord_job_store, own connection, one commit for the pairs), the loop
+ * counts and ACKs them (coord_results_apply). While a job is in flight the
+ * loop touches nothing in it. */
+typedef struct {
+    coord_turn_t turn;              /* the RESULT items (owned) */
+    coord_verified_t *ver;          /* replays judged in this job */
+    size_t nver, ver_cap;
+    /* writer's outcome */
+    int64_t *done;                  /* leases closed (their last batch stored) */
+    size_t ndone;
+    store_range_t *ranges;          /* their pairs not stored: back to the pool */
+    size_t nranges;
+    int finish_rc;
+    char finish_err[256];
+    int64_t ns_insert, ns_close;
+} coord_job_t;
+
+typedef struct coord_writer coord_writer_t;
+
+struct coord_s {
+    coord_config_t cfg;
+    store_t *store;
+    void *zctx;
+    void *router;
+    char endpoint[256];
+    int64_t bench;
+    char engine_version[PROTO_TEXT_MAX];
+    /* sessions: open addressing on the routing id */
+    coord_session_t *sessions;
+    size_t session_cap, session_count;
+    uint64_t session_serial;
+    /* leases: chained hash on task id */
+    coord_lease_t **leases;
+    size_t lease_buckets, lease_count;
+    coord_run_t *runs;              /* list, oldest first */
+    verify_t *verify;               /* replays of sampled pairs (NULL = off) */
+    int64_t next_cron_ms, next_refresh_ms, next_seen_ms, next_outlier_ms;
+    uint64_t msgs_in, msgs_bad;
+    /* turn statistics since the last stats line */
+    uint64_t st_turns, st_items, st_jobs, st_ns[7];
+    int64_t next_stats_ms;
+    /* live figures for coord_set_publish */
+    coord_publish_fn publish;
+    void *publish_ctx;
+    int64_t next_publish_ms;
+    int64_t stored_total;           /* pairs newly stored since start */
+    int64_t rate_pairs, rate_ms;    /* stored_total and time at the rate window's start */
+    double rate;
+    /* the writer thread (coord_writer.c) and the RESULTs waiting for it */
+    coord_writer_t *writer;
+    coord_turn_t results_wait;
+};
+
 
 int64_t coord_now_ms(void);         /* monotonic */
 int64_t coord_wall_ms(void);        /* Unix epoch */
@@ -198,14 +233,39 @@ int coord_spsa_load(coord_t *self, coord_run_t *run, const char *state_json);
 
 int64_t coord_now_ns(void);        /* monotonic, for statistics */
 
-/* coord_result.c: every RESULT of the turn (one commit for their pairs). */
-void coord_turn_results(coord_t *self, coord_turn_t *turn);
+/* coord_result.c: the RESULTs wait in self->results_wait while the writer
+ * is busy. Submit checks them and hands them to the writer as one job (or
+ * answers them at once when nothing is to be stored); apply counts, closes
+ * leases and ACKs a job the writer finished. */
+void coord_results_submit(coord_t *self);
+void coord_results_apply(coord_t *self, coord_job_t *job);
+/* Runs on the writer thread with its own connection: the job's pairs in one
+ * statement (one commit), finished leases closed, verifications recorded. */
+void coord_job_store(store_t *store, coord_job_t *job);
+void coord_job_free(coord_job_t *job);
+
+/* coord_writer.c: one thread, one job in flight at a time. */
+int coord_writer_new(const char *conninfo, coord_writer_t **out, char *err, size_t errlen);
+void coord_writer_destroy(coord_writer_t **w);
+/* A descriptor that turns readable when the job in flight is done. */
+int coord_writer_fd(const coord_writer_t *w);
+bool coord_writer_busy(const coord_writer_t *w);
+void coord_writer_submit(coord_writer_t *w, coord_job_t *job);
+/* The finished job (the caller owns it), or NULL if none; wait blocks until
+ * the job in flight is done. */
+coord_job_t *coord_writer_collect(coord_writer_t *w, bool wait);
+/* Waits for the job in flight, if any, and applies it: for the loop's code
+ * that rereads what the job changes. */
+void coord_writer_drain(coord_t *self);
 /* coord_request.c: every REQUEST of the turn (one commit for the leases). */
 void coord_turn_requests(coord_t *self, coord_turn_t *turn);
 
-/* coord_task.c: the end of a turn: revocations, then every RESULT (one
- * commit), then every REQUEST (one commit). Frees the items. */
+/* coord_task.c: the end of a turn: HELLOs (one commit), revocations, every
+ * REQUEST (one statement for the leases, TASKs sent), then the RESULTs move
+ * to self->results_wait for the writer. Frees the other items. */
 void coord_turn_finish(coord_t *self, coord_turn_t *turn);
+void coord_item_free(coord_item_t *it);
+void coord_turn_free(coord_turn_t *turn);
 /* Queues a HELLO (s NULL), REQUEST or RESULT from a peer (takes msg). */
 int coord_turn_add(coord_turn_t *turn, const uint8_t *rid, size_t rid_len, bool req_style,
                    const coord_session_t *s, proto_msg_t *msg);

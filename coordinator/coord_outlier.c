@@ -16,6 +16,8 @@
 
 int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason)
 {
+    /* The counters are reread below: nothing of the writer's may be pending. */
+    coord_writer_drain(self);
     size_t n = 0;
     int rc = store_worker_flag(self->store, worker_id, reason, &n);
     if (rc < 0) {

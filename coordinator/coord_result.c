@@ -1,8 +1,9 @@
-/* coord_result.c - the RESULTs of one loop turn, checked in the order of
- * docs/protocol.md section 3 (lease known / owned / unexpired, pair numbers
- * inside it), then all their pairs stored in one transaction (the RESULTs
- * of one run merged into one statement), counted, applied to SPSA runs,
- * finished leases closed, and only then ACKed. */
+/* coord_result.c - the RESULTs gathered while the writer thread was busy,
+ * checked in the order of docs/protocol.md section 3 (lease known / owned /
+ * unexpired, pair numbers inside it), then all their pairs stored by the
+ * writer in one statement (the RESULTs of one run merged), finished leases
+ * closed, and back on the loop counted, applied to SPSA runs and only then
+ * ACKed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +28,11 @@ static int s_b_points(const proto_game_result_t *g)
 }
 
 /* The RESULT of a verify task (verify.h): compared with the pair's first
- * result, nothing stored, ACKed with the pair as a duplicate. A worker that
+ * result, nothing stored but the verdict (by the writer, with wjob), ACKed
+ * with the pair as a duplicate at once. A worker that
  * now disagrees with enough others is flagged: its pairs are excluded and
  * the runs' counters are read back from the database. */
-static void s_verify_result(coord_t *self, coord_item_t *it)
+static void s_verify_result(coord_t *self, coord_job_t *wjob, coord_item_t *it)
 {
     const proto_result_t *res = &it->msg.u.result;
     verify_job_t *job = self->verify ? verify_find(self->verify, res->task_id) : NULL;
@@ -52,10 +54,19 @@ static void s_verify_result(coord_t *self, coord_item_t *it)
     char why[256] = "", guilty[PROTO_ID_MAX] = "";
     bool same = verify_judge(self->verify, job, &res->pairs[0], why, sizeof why, guilty,
                              sizeof guilty);
-    if (store_pair_set_verified(self->store, job->run_id, job->pair_no, same, it->worker_id) < 0) {
-        /* Judged already: the sample is lost, not the worker's result. */
-        LOG(LOG_WARN, "run %lld pair %lld: cannot record the verification: %s",
-            (long long) job->run_id, (long long) job->pair_no, store_last_error(self->store));
+    if (wjob->nver == wjob->ver_cap) {
+        size_t cap = wjob->ver_cap ? 2 * wjob->ver_cap : 16;
+        coord_verified_t *v = realloc(wjob->ver, cap * sizeof *v);
+        if (v) {
+            wjob->ver = v;
+            wjob->ver_cap = cap;
+        }
+    }
+    if (wjob->nver < wjob->ver_cap) {   /* else the mark is lost, not the worker's result */
+        coord_verified_t *v = &wjob->ver[wjob->nver++];
+        *v = (coord_verified_t) { .run_id = job->run_id, .pair_no = job->pair_no,
+                                  .reproduced = same };
+        snprintf(v->verifier, sizeof v->verifier, "%s", it->worker_id);
     }
     if (same)
         LOG(LOG_DEBUG, "run %lld pair %lld of %s reproduced by %s", (long long) job->run_id,
@@ -83,12 +94,12 @@ static void s_verify_result(coord_t *self, coord_item_t *it)
 }
 
 /* Lease known / owned / unexpired, pairs inside it; builds the rows. */
-static void s_result_check(coord_t *self, coord_item_t *it)
+static void s_result_check(coord_t *self, coord_job_t *job, coord_item_t *it)
 {
     const proto_result_t *res = &it->msg.u.result;
     int64_t tid = res->task_id;
     if (verify_is_task(tid)) {
-        s_verify_result(self, it);
+        s_verify_result(self, job, it);
         return;
     }
     coord_lease_t *l = coord_lease_find(self, tid);
@@ -246,39 +257,55 @@ static void s_ack(coord_t *self, coord_item_t *it)
     proto_ack_free(&m.u.ack);
 }
 
-void coord_turn_results(coord_t *self, coord_turn_t *turn)
+void coord_results_submit(coord_t *self)
 {
-    size_t nres = 0;
-    for (size_t i = 0; i < turn->n; i++) {
-        coord_item_t *it = &turn->items[i];
-        if (it->dropped || it->msg.type != PROTO_RESULT)
-            continue;
-        s_result_check(self, it);
-        if (!it->dropped)
-            nres++;
-    }
-    if (nres == 0)
+    if (self->results_wait.n == 0 || coord_writer_busy(self->writer))
         return;
-    store_batch_t *batches = calloc(nres, sizeof *batches);
-    coord_item_t **owner = calloc(nres, sizeof *owner);
-    if (!batches || !owner) {
-        free(batches);
-        free(owner);
-        for (size_t i = 0; i < turn->n; i++) {
-            coord_item_t *it = &turn->items[i];
-            if (!it->dropped && it->msg.type == PROTO_RESULT)
-                ITEM_ERROR(self, it, PROTO_INTERNAL, "out of memory");
+    coord_job_t *job = calloc(1, sizeof *job);
+    if (!job) {
+        for (size_t i = 0; i < self->results_wait.n; i++) {
+            coord_item_t *it = &self->results_wait.items[i];
+            if (!it->dropped)
+                ITEM_ERROR(self, it, PROTO_INTERNAL, "out of memory; resend later");
         }
+        coord_turn_free(&self->results_wait);
+        return;
+    }
+    job->turn = self->results_wait;
+    memset(&self->results_wait, 0, sizeof self->results_wait);
+    size_t nres = 0;
+    for (size_t i = 0; i < job->turn.n; i++) {
+        coord_item_t *it = &job->turn.items[i];
+        if (it->dropped)
+            continue;
+        s_result_check(self, job, it);
+        nres += !it->dropped;
+    }
+    if (nres == 0 && job->nver == 0) {
+        coord_job_free(job);
+        free(job);
+        return;
+    }
+    coord_writer_submit(self->writer, job);
+}
+
+/* ---- the writer thread's part: nothing of the loop's state is touched ---- */
+
+/* Stores every RESULT of the job (merged per run, one statement, one
+ * commit); sets each item's store_rc, store_err, n_new and fresh. */
+static void s_store_pairs(store_t *store, coord_item_t **owner, size_t nres)
+{
+    store_batch_t *batches = calloc(nres, sizeof *batches);
+    if (!batches) {
+        for (size_t k = 0; k < nres; k++)
+            owner[k]->store_rc = CAPA_ENOMEM;
         return;
     }
     /* The RESULTs of one run go into one batch (one statement) while their
      * pair numbers differ; each item keeps its slice of that batch. */
     size_t npairs = 0;
-    for (size_t i = 0; i < turn->n; i++) {
-        coord_item_t *it = &turn->items[i];
-        if (!it->dropped && it->msg.type == PROTO_RESULT)
-            npairs += it->msg.u.result.pair_count;
-    }
+    for (size_t k = 0; k < nres; k++)
+        npairs += owner[k]->msg.u.result.pair_count;
     store_pair_t *merged = malloc((npairs ? npairs : 1) * sizeof *merged);
     bool *merged_new = calloc(npairs ? npairs : 1, sizeof *merged_new);
     size_t *slice = calloc(nres, sizeof *slice);     /* item -> batch index */
@@ -286,16 +313,14 @@ void coord_turn_results(coord_t *self, coord_turn_t *turn)
     size_t nb = 0, used = 0;
     bool merge_ok = merged && merged_new && slice && offset;
     if (merge_ok) {
-        size_t k = 0;
-        for (size_t i = 0; i < turn->n; i++) {
-            coord_item_t *it = &turn->items[i];
-            if (it->dropped || it->msg.type != PROTO_RESULT)
-                continue;
+        for (size_t k = 0; k < nres; k++) {
+            coord_item_t *it = owner[k];
             size_t n = it->msg.u.result.pair_count;
+            int64_t run_id = it->lease.run_id;
             /* Join the last batch of the same run unless a pair number repeats. */
             size_t b = nb;
             for (size_t j = nb; j-- > 0;)
-                if (batches[j].run_id == it->run->id) {
+                if (batches[j].run_id == run_id) {
                     b = j;
                     break;
                 }
@@ -310,71 +335,124 @@ void coord_turn_results(coord_t *self, coord_turn_t *turn)
                     b = nb;
             }
             if (b == nb)
-                batches[nb++] = (store_batch_t) { .run_id = it->run->id, .pairs = merged + used,
+                batches[nb++] = (store_batch_t) { .run_id = run_id, .pairs = merged + used,
                                                   .n = 0, .new_p = merged_new + used };
             memcpy(merged + used, it->pairs, n * sizeof *merged);
             slice[k] = b;
             offset[k] = batches[b].n;
             batches[b].n += n;
             used += n;
-            owner[k++] = it;
         }
-        /* One transaction, one commit, before any ACK. */
-        int64_t ti = coord_now_ns();
-        store_insert_batches(self->store, batches, nb);
-        self->st_ns[4] += (uint64_t) (coord_now_ns() - ti);
-        bool redo = false;
+        /* One statement, one commit, before any ACK. */
+        store_insert_batches(store, batches, nb);
         for (size_t b = 0; b < nb; b++)
-            redo |= batches[b].rc == CAPA_EINVAL || batches[b].rc == CAPA_ERANGE;
-        if (redo) {
-            /* A merged batch was refused: find the culprit batch by batch. */
-            merge_ok = false;
-        } else {
-            for (size_t j = 0; j < k; j++) {
-                coord_item_t *it = owner[j];
-                memcpy(it->fresh, merged_new + (batches[slice[j]].new_p - merged_new) + offset[j],
-                       it->msg.u.result.pair_count * sizeof *it->fresh);
-            }
-            /* Per item outcome in batches[j] for the loop below. */
-            store_batch_t *per = calloc(nres, sizeof *per);
-            if (per) {
-                for (size_t j = 0; j < k; j++) {
-                    coord_item_t *it = owner[j];
-                    per[j].rc = batches[slice[j]].rc;
-                    for (size_t p = 0; p < it->msg.u.result.pair_count; p++)
-                        per[j].n_new += it->fresh[p];
-                }
-                free(batches);
-                batches = per;
-            } else {
-                merge_ok = false;
+            merge_ok &= batches[b].rc != CAPA_EINVAL && batches[b].rc != CAPA_ERANGE;
+        if (merge_ok) {
+            for (size_t k = 0; k < nres; k++) {
+                coord_item_t *it = owner[k];
+                size_t n = it->msg.u.result.pair_count;
+                memcpy(it->fresh, batches[slice[k]].new_p + offset[k], n * sizeof *it->fresh);
+                it->store_rc = batches[slice[k]].rc;
+                it->n_new = 0;
+                for (size_t p = 0; p < n; p++)
+                    it->n_new += it->fresh[p];
             }
         }
     }
     if (!merge_ok) {
-        size_t k = 0;
-        for (size_t i = 0; i < turn->n; i++) {
-            coord_item_t *it = &turn->items[i];
-            if (it->dropped || it->msg.type != PROTO_RESULT)
-                continue;
-            batches[k] = (store_batch_t) { .run_id = it->run->id, .pairs = it->pairs,
+        /* A merged batch was refused (or no memory to merge): item by item,
+         * so that only the culprit is refused. */
+        for (size_t k = 0; k < nres; k++) {
+            coord_item_t *it = owner[k];
+            batches[k] = (store_batch_t) { .run_id = it->lease.run_id, .pairs = it->pairs,
                                            .n = it->msg.u.result.pair_count, .new_p = it->fresh };
-            owner[k++] = it;
         }
-        store_insert_batches(self->store, batches, nres);
+        store_insert_batches(store, batches, nres);
+        for (size_t k = 0; k < nres; k++) {
+            owner[k]->store_rc = batches[k].rc;
+            owner[k]->n_new = batches[k].n_new;
+            if (batches[k].rc == CAPA_EINVAL || batches[k].rc == CAPA_ERANGE)
+                snprintf(owner[k]->store_err, sizeof owner[k]->store_err, "%s",
+                         store_last_error(store));
+        }
     }
     free(merged);
     free(merged_new);
     free(slice);
     free(offset);
-    int64_t *done = calloc(nres, sizeof *done);
-    size_t ndone = 0;
-    for (size_t b = 0; b < nres; b++) {
-        coord_item_t *it = owner[b];
-        int rc = batches[b].rc;
+    free(batches);
+}
+
+void coord_job_store(store_t *store, coord_job_t *job)
+{
+    size_t nres = 0;
+    for (size_t i = 0; i < job->turn.n; i++)
+        nres += !job->turn.items[i].dropped;
+    coord_item_t **owner = nres ? calloc(nres, sizeof *owner) : NULL;
+    job->done = nres ? calloc(nres, sizeof *job->done) : NULL;
+    if (nres && (!owner || !job->done)) {
+        for (size_t i = 0; i < job->turn.n; i++)
+            job->turn.items[i].store_rc = CAPA_ENOMEM;
+        nres = 0;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < job->turn.n && k < nres; i++)
+        if (!job->turn.items[i].dropped)
+            owner[k++] = &job->turn.items[i];
+    if (nres) {
+        int64_t t0 = coord_now_ns();
+        s_store_pairs(store, owner, nres);
+        job->ns_insert = coord_now_ns() - t0;
+    }
+    /* Leases whose last batch is stored: closed, their undelivered pairs listed. */
+    for (size_t i = 0; i < nres; i++) {
+        coord_item_t *it = owner[i];
+        if (it->store_rc == 0 && it->msg.u.result.last && !it->lease.cancelled)
+            job->done[job->ndone++] = it->lease.task_id;
+    }
+    if (job->ndone) {
+        int64_t t0 = coord_now_ns();
+        job->finish_rc = store_extra_tasks_finish(store, job->done, job->ndone, &job->ranges,
+                                                  &job->nranges);
+        job->ns_close = coord_now_ns() - t0;
+        if (job->finish_rc < 0)
+            snprintf(job->finish_err, sizeof job->finish_err, "%s", store_last_error(store));
+    }
+    /* Verdicts of replays: a lost one loses a sample, not a result, so
+     * they are not worth an fsync of their own. */
+    if (job->nver && store_extra_begin_async(store) == 0) {
+        for (size_t i = 0; i < job->nver; i++) {
+            const coord_verified_t *v = &job->ver[i];
+            if (store_pair_set_verified(store, v->run_id, v->pair_no, v->reproduced,
+                                        v->verifier) < 0)
+                LOG(LOG_WARN, "run %lld pair %lld: cannot record the verification: %s",
+                    (long long) v->run_id, (long long) v->pair_no, store_last_error(store));
+        }
+        if (store_extra_commit(store) < 0) {
+            LOG(LOG_WARN, "cannot record %zu verifications: %s", job->nver,
+                store_last_error(store));
+            store_extra_rollback(store);
+        }
+    } else if (job->nver) {
+        LOG(LOG_WARN, "cannot record %zu verifications: %s", job->nver, store_last_error(store));
+    }
+    free(owner);
+}
+
+/* ---- back on the loop ----------------------------------------------------- */
+
+void coord_results_apply(coord_t *self, coord_job_t *job)
+{
+    self->st_ns[4] += (uint64_t) job->ns_insert;
+    self->st_ns[5] += (uint64_t) job->ns_close;
+    for (size_t i = 0; i < job->turn.n; i++) {
+        coord_item_t *it = &job->turn.items[i];
+        if (it->dropped)
+            continue;
+        int rc = it->store_rc;
         if (rc == CAPA_EINVAL || rc == CAPA_ERANGE) {
             ITEM_ERROR(self, it, PROTO_INCONSISTENT_RESULT, "refused by the store: %s",
-                       store_last_error(self->store));
+                       it->store_err);
             continue;
         }
         if (rc < 0) {
@@ -382,56 +460,49 @@ void coord_turn_results(coord_t *self, coord_turn_t *turn)
                        capa_err_name(rc));
             continue;
         }
-        it->n_new = batches[b].n_new;
         self->stored_total += (int64_t) it->n_new;
         s_result_count(self, it);
         /* Replays need determinism: fixed-node games of sprt and values runs. */
         if (self->verify && it->n_new > 0 && it->run->info->kind != STORE_RUN_SPSA &&
             it->run->info->game.nodes > 0 &&
             !verify_is_flagged(self->verify, it->worker_id))
-            for (size_t i = 0; i < it->msg.u.result.pair_count; i++)
-                if (it->fresh[i] &&
-                    verify_offer(self->verify, it->run->id, it->msg.u.result.pairs[i].pair,
-                                 it->worker_id, &it->msg.u.result.pairs[i]) < 0)
+            for (size_t p = 0; p < it->msg.u.result.pair_count; p++)
+                if (it->fresh[p] &&
+                    verify_offer(self->verify, it->run->id, it->msg.u.result.pairs[p].pair,
+                                 it->worker_id, &it->msg.u.result.pairs[p]) < 0)
                     LOG(LOG_WARN, "out of memory sampling a pair for verification");
-        if (it->msg.u.result.last && !it->lease.cancelled && done)
-            done[ndone++] = it->lease.task_id;
-        else if (it->msg.u.result.last && it->lease.cancelled)
+        if (it->msg.u.result.last && it->lease.cancelled)
             coord_lease_remove(self, it->lease.task_id);   /* the run ended: forget it */
     }
-    /* Leases whose last batch arrived: closed, undelivered pairs back to the pool. */
-    if (ndone) {
-        store_range_t *ranges = NULL;
-        size_t nr = 0;
-        int64_t tf = coord_now_ns();
-        int frc = store_extra_tasks_finish(self->store, done, ndone, &ranges, &nr);
-        self->st_ns[5] += (uint64_t) (coord_now_ns() - tf);
-        if (frc == 0) {
-            for (size_t i = 0; i < nr; i++) {
-                coord_run_t *run = coord_run_find(self, ranges[i].run_id);
-                if (run && run->active)
-                    pool_add(run->pool, ranges[i].first, ranges[i].last);
-            }
-            free(ranges);
-            for (size_t i = 0; i < ndone; i++) {
-                coord_lease_t *l = coord_lease_find(self, done[i]);
-                coord_run_t *run = l ? coord_run_find(self, l->run_id) : NULL;
-                coord_lease_remove(self, done[i]);
-                if (run && run->spsa)
-                    coord_spsa_save(self, run);
-            }
-        } else {
-            LOG(LOG_WARN, "cannot close %zu finished leases now (%s); they will expire", ndone,
-                store_last_error(self->store));
+    if (job->ndone && job->finish_rc == 0) {
+        for (size_t i = 0; i < job->nranges; i++) {
+            coord_run_t *run = coord_run_find(self, job->ranges[i].run_id);
+            if (run && run->active)
+                pool_add(run->pool, job->ranges[i].first, job->ranges[i].last);
         }
+        for (size_t i = 0; i < job->ndone; i++) {
+            coord_lease_t *l = coord_lease_find(self, job->done[i]);
+            coord_run_t *run = l ? coord_run_find(self, l->run_id) : NULL;
+            coord_lease_remove(self, job->done[i]);
+            if (run && run->spsa)
+                coord_spsa_save(self, run);
+        }
+    } else if (job->ndone) {
+        LOG(LOG_WARN, "cannot close %zu finished leases now (%s); they will expire", job->ndone,
+            job->finish_err);
     }
-    free(done);
     int64_t ta = coord_now_ns();
-    for (size_t b = 0; b < nres; b++)
-        if (!owner[b]->dropped)
-            s_ack(self, owner[b]);
+    for (size_t i = 0; i < job->turn.n; i++)
+        if (!job->turn.items[i].dropped)
+            s_ack(self, &job->turn.items[i]);
     self->st_ns[6] += (uint64_t) (coord_now_ns() - ta);
-    free(batches);
-    free(owner);
 }
 
+void coord_job_free(coord_job_t *job)
+{
+    coord_turn_free(&job->turn);
+    free(job->ver);
+    free(job->done);
+    free(job->ranges);
+    memset(job, 0, sizeof *job);
+}

@@ -1,8 +1,9 @@
 /* coord_task.c - a loop turn: the REQUESTs and RESULTs (and HELLOs) that
  * arrived in one wake-up are queued here and handled together at its end,
  * so that their database work is grouped: one commit for the HELLOs, one
- * for all the new leases, one for all the RESULTs' pairs (before any ACK),
- * one for closing finished leases. */
+ * statement for all the new leases (TASKs go out at once), and the RESULTs
+ * wait for the writer thread (coord_result.c, coord_writer.c), which
+ * stores all that arrived during its previous job with one commit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,7 @@ static void s_revocations(coord_t *self, coord_turn_t *turn)
     free(ids);
 }
 
-static void s_item_free(coord_item_t *it)
+void coord_item_free(coord_item_t *it)
 {
     proto_msg_free(&it->msg);
     free(it->worker.host_info);
@@ -89,10 +90,42 @@ static void s_item_free(coord_item_t *it)
     free(it->fresh);
 }
 
+void coord_turn_free(coord_turn_t *turn)
+{
+    for (size_t i = 0; i < turn->n; i++)
+        coord_item_free(&turn->items[i]);
+    free(turn->items);
+    turn->items = NULL;
+    turn->n = turn->cap = 0;
+}
+
+/* Moves the turn's RESULTs to the writer's waiting list. */
+static void s_results_wait(coord_t *self, coord_turn_t *turn)
+{
+    coord_turn_t *w = &self->results_wait;
+    for (size_t i = 0; i < turn->n; i++) {
+        coord_item_t *it = &turn->items[i];
+        if (it->dropped || it->msg.type != PROTO_RESULT)
+            continue;
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? 2 * w->cap : 64;
+            coord_item_t *items = realloc(w->items, cap * sizeof *items);
+            if (!items) {
+                ITEM_ERROR(self, it, PROTO_INTERNAL, "out of memory; resend later");
+                continue;
+            }
+            w->items = items;
+            w->cap = cap;
+        }
+        w->items[w->n++] = *it;
+        memset(it, 0, sizeof *it);   /* moved: nothing left to free */
+        it->dropped = true;
+    }
+}
+
 void coord_turn_finish(coord_t *self, coord_turn_t *turn)
 {
     if (turn->n) {
-        /* REQUESTs first: a task's latency then holds one commit, not two. */
         int64_t t0 = coord_now_ns();
         coord_turn_hellos(self, turn);
         int64_t t1 = coord_now_ns();
@@ -100,18 +133,12 @@ void coord_turn_finish(coord_t *self, coord_turn_t *turn)
         int64_t t2 = coord_now_ns();
         coord_turn_requests(self, turn);
         int64_t t3 = coord_now_ns();
-        coord_turn_results(self, turn);
-        int64_t t4 = coord_now_ns();
+        s_results_wait(self, turn);
         self->st_turns++;
         self->st_items += turn->n;
         self->st_ns[0] += (uint64_t) (t1 - t0);
         self->st_ns[1] += (uint64_t) (t2 - t1);
         self->st_ns[2] += (uint64_t) (t3 - t2);
-        self->st_ns[3] += (uint64_t) (t4 - t3);
     }
-    for (size_t i = 0; i < turn->n; i++)
-        s_item_free(&turn->items[i]);
-    free(turn->items);
-    turn->items = NULL;
-    turn->n = turn->cap = 0;
+    coord_turn_free(turn);
 }

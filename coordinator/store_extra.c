@@ -49,12 +49,10 @@ static int s_exec_async(store_t *store, const char *what, const char *sql, int n
                         const char *const *params, PGresult **res_p)
 {
     *res_p = NULL;
-    int rc = store_begin(store);
+    int rc = store_extra_begin_async(store);
     if (rc < 0)
         return rc;
-    rc = store_exec(store, what, "SET LOCAL synchronous_commit TO OFF", 0, NULL, NULL);
-    if (rc == 0)
-        rc = store_exec(store, what, sql, n, params, res_p);
+    rc = store_exec(store, what, sql, n, params, res_p);
     if (rc == 0)
         rc = store_commit(store);
     if (rc < 0) {
@@ -248,6 +246,15 @@ int store_extra_worker_penta(store_t *store, int64_t run_id, store_extra_penta_t
 int store_extra_begin(store_t *store)
 {
     return store_begin(store);
+}
+
+int store_extra_begin_async(store_t *store)
+{
+    int rc = store_begin(store);
+    if (rc == 0 && (rc = store_exec(store, "begin", "SET LOCAL synchronous_commit TO OFF", 0,
+                                    NULL, NULL)) < 0)
+        store_rollback(store);
+    return rc;
 }
 
 int store_extra_commit(store_t *store)

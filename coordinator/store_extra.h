@@ -49,6 +49,9 @@ int store_extra_worker_penta(store_t *store, int64_t run_id, store_extra_penta_t
                              size_t *n_out);
 
 int store_extra_begin(store_t *store);
+/* BEGIN with synchronous_commit off: the commit returns before the WAL is
+ * flushed (a crash may lose this transaction, never corrupts). */
+int store_extra_begin_async(store_t *store);
 int store_extra_commit(store_t *store);
 void store_extra_rollback(store_t *store);
 

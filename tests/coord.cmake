@@ -13,6 +13,7 @@ if(TARGET capa-coordinator)
     registration_checks_token_and_bench_signature
     a_revoked_worker_is_refused_at_its_next_message
     a_result_is_committed_before_its_ack
+    tasks_go_out_while_a_result_waits_for_its_commit
     a_replayed_result_is_acknowledged_again_and_counted_once
     lease_expiry_returns_exactly_the_unplayed_pairs
     a_silent_worker_is_declared_dead_and_its_pairs_return

@@ -36,7 +36,7 @@
 #error "build this test with capa_pg_executable() from tests/pg.cmake"
 #endif
 
-#define PGTEST_MAX_DBS 16
+#define PGTEST_MAX_DBS 32
 
 static char pgtest_dbs_[PGTEST_MAX_DBS][64];
 static int pgtest_ndbs_;

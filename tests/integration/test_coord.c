@@ -303,6 +303,58 @@ static void a_result_is_committed_before_its_ack(void)
     s_down(&fx);
 }
 
+/* The commit of a RESULT's pairs runs on the writer thread: while it waits
+ * (here on a lock held by the test), TASKs still go out, and the ACK waits
+ * for the commit. */
+static void tasks_go_out_while_a_result_waits_for_its_commit(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static fx_t fx;
+    s_up(&fx, "coord_writer", extra);
+    int64_t run = s_submit(&fx, SPRT_DOC(100));
+    coord_client_t *c1 = s_client(&fx, "w1"), *c2 = s_client(&fx, "w2");
+    proto_msg_t tm;
+    s_task(c1, 2, &tm);
+    const proto_task_t *t = &tm.u.task;
+    PGconn *lock = PQconnectdb(fx.ci);
+    CHECK(PQstatus(lock) == CONNECTION_OK);
+    PGresult *r = PQexec(lock, "BEGIN; LOCK TABLE pairs IN EXCLUSIVE MODE");
+    CHECK_MSG(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQresultErrorMessage(r));
+    PQclear(r);
+    int64_t pairs[PROTO_PAIRS_MAX];
+    s_all_pairs(t, pairs);
+    size_t n = t->pair_count;
+    proto_msg_t res = { .type = PROTO_RESULT };
+    CHECK(coord_client_make_result(t, pairs, n, NULL, 0, true, &res.u.result) == 0);
+    CHECK(coord_client_send(c1, &res) == 0);
+    proto_msg_t m;
+    CHECK_MSG(coord_client_recv(c1, &m, 1000) < 0, "answered %s before the commit",
+              proto_type_name(m.type));
+    proto_msg_t req = { .type = PROTO_REQUEST };
+    req.u.request.slots = 2;
+    CHECK(coord_client_send(c2, &req) == 0);
+    CHECK_MSG(coord_client_recv(c2, &m, 2000) == 0, "no answer to a REQUEST while a commit waits");
+    CHECK_MSG(m.type == PROTO_TASK, "REQUEST answered %s", proto_type_name(m.type));
+    CHECK(m.u.task.pairs[0].pair > t->pairs[n - 1].pair);
+    proto_msg_free(&m);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(s_sql(&fx, sql), 0);
+    r = PQexec(lock, "COMMIT");
+    PQclear(r);
+    PQfinish(lock);
+    CHECK_MSG(coord_client_recv(c1, &m, 10000) == 0, "no ACK after the commit");
+    CHECK_MSG(m.type == PROTO_ACK, "RESULT answered %s", proto_type_name(m.type));
+    CHECK_EQ_INT(m.u.ack.stored_count, n);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_sql(&fx, sql), n);
+    proto_result_free(&res.u.result);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c1);
+    coord_client_destroy(&c2);
+    s_down(&fx);
+}
+
 static void a_replayed_result_is_acknowledged_again_and_counted_once(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
@@ -1181,6 +1233,7 @@ static const check_case_t CASES[] = {
     CASE(registration_checks_token_and_bench_signature),
     CASE(a_revoked_worker_is_refused_at_its_next_message),
     CASE(a_result_is_committed_before_its_ack),
+    CASE(tasks_go_out_while_a_result_waits_for_its_commit),
     CASE(a_replayed_result_is_acknowledged_again_and_counted_once),
     CASE(lease_expiry_returns_exactly_the_unplayed_pairs),
     CASE(a_silent_worker_is_declared_dead_and_its_pairs_return),
