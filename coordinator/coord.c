@@ -18,8 +18,8 @@
 #include "log.h"
 #include "store_extra.h"
 #include "token.h"
+#include "version.h"
 
-#define COORD_ENGINE_VERSION "capa-engine 0.1.0"
 #define COORD_DRAIN_MAX 2000   /* messages handled per wake-up before timers run */
 #define COORD_WAIT_MAX 20000   /* RESULTs waiting for the writer before we stop reading */
 
@@ -138,7 +138,7 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    snprintf(self->engine_version, sizeof self->engine_version, "%s", COORD_ENGINE_VERSION);
+    snprintf(self->engine_version, sizeof self->engine_version, "%s", CAPA_ENGINE_VERSION);
     int rc = coord_config_find_sql(&self->cfg, err, errlen);
     if (rc == 0 && !self->cfg.db[0])
         rc = capa_fail(err, errlen, CAPA_EINVAL, "no database: give --db CONNINFO or CAPA_DB");

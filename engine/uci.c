@@ -143,7 +143,7 @@ static char *s_next(char **save)
 
 static void s_cmd_uci(uci_t *u)
 {
-    s_send(u, "id name capalab 0.1");
+    s_send(u, "id name capalab " CAPA_VERSION);
     s_send(u, "id author the capalab authors");
     s_send(u, "option name Hash type spin default %d min 1 max %d", UCI_DEFAULT_HASH, UCI_MAX_HASH);
     s_send(u, "option name Threads type spin default 1 min 1 max 1");

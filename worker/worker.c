@@ -21,6 +21,7 @@
 #include "bench.h"
 #include "err.h"
 #include "log.h"
+#include "version.h"
 #include "worker_internal.h"
 
 int64_t worker_now_ms(void)
@@ -336,7 +337,7 @@ int worker_new(const worker_config_t *cfg, worker_t **out, char *err, size_t err
     h->cores = cores < 1 ? 1 : cores > PROTO_SLOTS_MAX ? PROTO_SLOTS_MAX : (int) cores;
     w->threads = cfg->concurrency > 0 ? cfg->concurrency : h->cores;
     h->concurrency = w->threads;
-    snprintf(h->engine_version, sizeof h->engine_version, "%s", WORKER_ENGINE_VERSION);
+    snprintf(h->engine_version, sizeof h->engine_version, "%s", CAPA_ENGINE_VERSION);
 
     /* the bench: signature and speed of one thread */
     struct timespec c0, c1;

@@ -24,7 +24,6 @@
 
 #include "protocol.h"
 
-#define WORKER_ENGINE_VERSION "capa-engine 0.1.0"
 
 /* Exit statuses of capa-worker. */
 enum {
