@@ -1,5 +1,6 @@
 /* cli.c - what the capa commands share: options, errors, JSON requests
  * (see cli.h). */
+#include "json.h"
 #include "cli.h"
 
 #include <stdarg.h>
@@ -76,7 +77,7 @@ int cli_fetch(const cli_opts_t *o, const char *method, const char *path, const c
     if (r.status < 200 || r.status > 299) {
         char msg[600];
         client_error_text(&r, msg, sizeof msg);
-        cJSON *j = cJSON_ParseWithLength(r.body, r.len);
+        cJSON *j = json_parse_len(r.body, r.len);
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(j, "code");
         cli_error("%s %s: %s %ld%s%s: %s", method, path,
                   r.status >= 500 ? "server error" : "refused", r.status,
@@ -99,7 +100,7 @@ static int s_json(const cli_opts_t *o, const char *method, const char *path, con
     int rc = cli_fetch(o, method, path, body, len, &r);
     if (rc != CLI_OK)
         return rc;
-    *out = cJSON_ParseWithLength(r.body, r.len);
+    *out = json_parse_len(r.body, r.len);
     client_response_free(&r);
     if (!*out) {
         cli_error("%s %s: the answer is not JSON", method, path);

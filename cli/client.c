@@ -1,4 +1,5 @@
 /* client.c - HTTP requests to the coordinator with libcurl (see client.h). */
+#include "json.h"
 #include "client.h"
 
 #include <ctype.h>
@@ -134,7 +135,7 @@ void client_error_text(const client_response_t *r, char *buf, size_t cap)
     if (cap == 0)
         return;
     buf[0] = 0;
-    cJSON *j = r->body ? cJSON_ParseWithLength(r->body, r->len) : NULL;
+    cJSON *j = r->body ? json_parse_len(r->body, r->len) : NULL;
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
     if (cJSON_IsString(e)) {
         snprintf(buf, cap, "%s", e->valuestring);

@@ -1,4 +1,5 @@
 /* protocol_json.c - checked readers of untrusted JSON fields. */
+#include "json.h"
 #include "protocol_json.h"
 
 #include <math.h>
@@ -345,7 +346,7 @@ cJSON *pjson_parse(const char *text, size_t len, int max_depth, char *err, size_
     memcpy(copy, text, len);
     copy[len] = '\0';
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(copy, &end, 1);
+    cJSON *root = json_parse_opts(copy, &end, 1);
     if (!root) {
         size_t at = end && end >= copy ? (size_t) (end - copy) : 0;
         capa_fail(err, errlen, CAPA_EINVAL, "invalid JSON near byte %zu", at);

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "json.h"
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
@@ -111,7 +112,7 @@ int coord_spsa_save(coord_t *self, coord_run_t *run)
 int coord_spsa_load(coord_t *self, coord_run_t *run, const char *state_json)
 {
     char err[256];
-    cJSON *root = state_json ? cJSON_Parse(state_json) : NULL;
+    cJSON *root = state_json ? json_parse(state_json) : NULL;
     const cJSON *sp = root ? cJSON_GetObjectItemCaseSensitive(root, "spsa") : NULL;
     if (sp)
         run->spsa = stats_spsa_from_json(sp, err, sizeof err);

@@ -7,6 +7,7 @@
 
 #include <sodium.h>
 
+#include "json.h"
 #include "admin.h"
 #include "err.h"
 #include "http_int.h"
@@ -43,7 +44,7 @@ static int s_fail(http_req_t *req, int rc, const char *msg)
 
 static cJSON *s_parse_or_null(const char *text)
 {
-    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    cJSON *j = text ? json_parse(text) : NULL;
     return j ? j : cJSON_CreateNull();
 }
 
@@ -399,7 +400,7 @@ int http_api_contributor_add(http_req_t *req)
     http_who_t who;
     if (!http_authorize(req, HTTP_NEED_ADMIN, &who, &rc))
         return rc;
-    cJSON *in = req->body ? cJSON_ParseWithLength(req->body, req->body_len) : NULL;
+    cJSON *in = req->body ? json_parse_len(req->body, req->body_len) : NULL;
     if (!cJSON_IsObject(in)) {
         cJSON_Delete(in);
         return http_reply_error(req, 400, "bad_json", "the body must be a JSON object {\"name\": ...}");

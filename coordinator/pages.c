@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "json.h"
 #include "err.h"
 #include "http_buf.h"
 #include "http_int.h"
@@ -625,7 +626,7 @@ int pages_run(http_req_t *req, int64_t id)
     else if (strcmp(kind, "spsa") == 0)
         s_spsa_section(&b, rep);
     if (run.doc) {
-        cJSON *doc = cJSON_Parse(run.doc);
+        cJSON *doc = json_parse(run.doc);
         char *pretty = doc ? cJSON_Print(doc) : NULL;
         http_buf_puts(&b, "<h2>Run document</h2><div class=\"card\"><pre>");
         http_buf_html(&b, pretty ? pretty : run.doc);

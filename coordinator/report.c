@@ -1,4 +1,5 @@
 /* report.c - run reports (see report.h). */
+#include "json.h"
 #include "report.h"
 
 #include <math.h>
@@ -17,7 +18,7 @@
 
 static cJSON *s_json_or_null(const char *text)
 {
-    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    cJSON *j = text ? json_parse(text) : NULL;
     return j ? j : cJSON_CreateNull();
 }
 
@@ -174,7 +175,7 @@ static int s_spsa(store_t *store, int64_t run_id, const rundoc_t *doc, const cha
     cJSON *theta = NULL;
     int64_t iter = 0;
     if (n > 0) {
-        theta = cJSON_Parse(steps[n - 1].theta);
+        theta = json_parse(steps[n - 1].theta);
         iter = steps[n - 1].iteration;
     }
     if (!theta) {

@@ -1,4 +1,5 @@
 /* params.c - the evaluation parameter table, JSON in and out. */
+#include "json.h"
 #include "params.h"
 
 #include <math.h>
@@ -105,7 +106,7 @@ int params_from_json(const char *json, params_t *p, char *err, size_t errlen)
 {
     if (!json)
         return capa_fail(err, errlen, CAPA_EINVAL, "no parameter set given");
-    cJSON *obj = cJSON_Parse(json);
+    cJSON *obj = json_parse(json);
     if (!obj)
         return capa_fail(err, errlen, CAPA_EINVAL, "parameter set is not valid JSON");
     int rc = params_from_cjson(obj, p, err, errlen);
