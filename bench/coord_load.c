@@ -1,7 +1,7 @@
 /* bench_coord_load - many simulated workers against a real capa-coordinator.
  *
  *   bench_coord_load --db CONNINFO [--workers 1000] [--seconds 20] [--batch 8]
- *                    [--concurrency 8] [--coordinator PATH]
+ *                    [--concurrency 8] [--think-ms T] [--coordinator PATH]
  *
  * Creates a contributor and a large values run in the database, starts
  * capa-coordinator on a free loopback port (its log: coord_load.log in the
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
     }
     if (!db || nworkers < 1 || seconds < 1 || batch < 1 || batch > PROTO_PAIRS_MAX) {
         fprintf(stderr, "usage: bench_coord_load --db CONNINFO [--workers N] [--seconds S] "
-                        "[--batch PAIRS] [--concurrency THREADS] [--coordinator PATH]\n");
+                        "[--batch PAIRS] [--concurrency THREADS] [--think-ms T] [--coordinator PATH]\n");
         return 2;
     }
     char exe[1024];
