@@ -21,7 +21,7 @@
 #include "version.h"
 
 #define COORD_DRAIN_MAX 2000   /* messages handled per wake-up before timers run */
-#define COORD_WAIT_MAX 20000   /* RESULTs waiting for the writer before we stop reading */
+#define COORD_WAIT_MAX 2000    /* RESULTs waiting for the writer before we stop reading */
 
 int64_t coord_now_ms(void)
 {
