@@ -63,6 +63,7 @@ int http_config_from_coord(http_config_t *hc, const coord_config_t *cfg, char *e
     snprintf(hc->pgn_dir, sizeof hc->pgn_dir, "%s", cfg->pgn_dir[0] ? cfg->pgn_dir : "pgn");
     snprintf(hc->admin_token, sizeof hc->admin_token, "%s", cfg->admin_token);
     hc->open_reads = cfg->http_open_reads;
+    hc->outlier_p = cfg->outlier_p;
     return 0;
 }
 
@@ -425,6 +426,8 @@ static int s_route(http_req_t *req)
             return get ? http_api_run_show(req, id, true) : s_method_not_allowed(req, "GET");
         if (s_is(&sg, 3, "pgn"))
             return get ? http_pgn_download(req, id) : s_method_not_allowed(req, "GET");
+        if (s_is(&sg, 3, "workers"))
+            return get ? http_api_run_workers(req, id) : s_method_not_allowed(req, "GET");
         if (s_is(&sg, 3, "stop"))
             return post ? http_api_run_stop(req, id) : s_method_not_allowed(req, "POST");
         return s_not_found(req);

@@ -44,6 +44,7 @@ typedef struct {
     char pgn_dir[1024];       /* uploaded PGN files: <pgn_dir>/run-<id>/task-<id>.pgn.gz */
     char admin_token[128];    /* "" = only admin contributors may write */
     bool open_reads;          /* false: reads need a valid contributor token */
+    double outlier_p;         /* the coordinator's outlier_p: marks outliers in run breakdowns */
 } http_config_t;
 
 /* Fills hc from the coordinator's config (cfg->http "host:port", "[v6]:port"

@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 
 #include "http.h"
+#include "http_buf.h"
 #include "store.h"
 
 struct http_server_s {
@@ -103,6 +104,13 @@ cJSON *http_api_workers_json(http_req_t *req, int *rc);
 cJSON *http_api_contributors_json(http_req_t *req, int *rc);
 cJSON *http_api_values_json(http_req_t *req, int *rc);
 cJSON *http_api_runs_json(http_req_t *req, int *rc);
+
+/* ---- http_runworkers.c ---- */
+/* GET /api/runs/{id}/workers. */
+int http_api_run_workers(http_req_t *req, int64_t id);
+/* The run page's "Workers" section (a note in its place when the figures
+ * cannot be read). */
+void pages_run_workers(http_req_t *req, http_buf_t *b, int64_t id);
 
 /* ---- http_pgn.c ---- */
 int http_pgn_upload(http_req_t *req, int64_t task_id);

@@ -57,7 +57,7 @@ static const char CSS[] =
     ".H1{background:#dcfce7;color:#166534}.H0{background:#fee2e2;color:#991b1b}"
     ".kv{display:grid;grid-template-columns:max-content 1fr;gap:3px 14px;font-size:14px}"
     ".kv span:nth-child(odd){color:#4b5563}"
-    ".muted{color:#6b7280}svg.chart{display:block;margin:6px 0}"
+    ".muted{color:#6b7280}svg.chart{display:block;margin:6px 0}tr.bad td{background:#fef2f2}"
     "pre{font-size:12px;tab-size:2;white-space:pre-wrap;margin:0}";
 
 /* refresh: seconds after which the browser reloads the page (0 = never), for
@@ -625,6 +625,7 @@ int pages_run(http_req_t *req, int64_t id)
         s_values_section(&b, st, id, rep, run.doc);
     else if (strcmp(kind, "spsa") == 0)
         s_spsa_section(&b, rep);
+    pages_run_workers(req, &b, id);
     if (run.doc) {
         cJSON *doc = json_parse(run.doc);
         char *pretty = doc ? cJSON_Print(doc) : NULL;

@@ -6,6 +6,7 @@
 #ifndef CAPA_STORE_EXTRA_H
 #define CAPA_STORE_EXTRA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,10 +36,6 @@ int store_extra_tasks_finish(store_t *store, const int64_t *ids, size_t n,
 int store_extra_revoked(store_t *store, const int64_t *ids, size_t n, int64_t **revoked_p,
                         size_t *n_out);
 
-/* A transaction around several single-statement store calls (e.g. the
- * store_worker_upsert of every HELLO of a turn), so that they share one
- * commit. After a failed call inside it, roll back and redo the calls one by
- * one. */
 /* A run's non-excluded pairs per worker by score (0..4 quarter points),
  * for the outlier test (coordinator/verify_outlier.h): heap array, free(). */
 typedef struct {
@@ -48,6 +45,25 @@ typedef struct {
 int store_extra_worker_penta(store_t *store, int64_t run_id, store_extra_penta_t **rows_p,
                              size_t *n_out);
 
+/* A run's pairs by worker and imbalance, for the per-worker breakdown
+ * (coordinator/runworkers.h). Pairs stored without a worker are left out. */
+typedef struct {
+    char worker_id[STORE_ID_MAX];
+    char imbalance[STORE_TEXT_MAX];     /* "" in runs without imbalances */
+    char contributor[STORE_TEXT_MAX];   /* the worker's owner */
+    bool flagged;                       /* the worker is flagged */
+    int64_t penta[5];                   /* non-excluded pairs by B's score */
+    int64_t wins, draws, losses;        /* their games, from B's side */
+    int64_t excluded;                   /* excluded pairs */
+} store_extra_worker_row_t;
+/* Heap array ordered by worker, then imbalance; free(). */
+int store_extra_run_worker_rows(store_t *store, int64_t run_id,
+                                store_extra_worker_row_t **rows_p, size_t *n_out);
+
+/* A transaction around several single-statement store calls (e.g. the
+ * store_worker_upsert of every HELLO of a turn), so that they share one
+ * commit. After a failed call inside it, roll back and redo the calls one by
+ * one. */
 int store_extra_begin(store_t *store);
 /* BEGIN with synchronous_commit off: the commit returns before the WAL is
  * flushed (a crash may lose this transaction, never corrupts). */

@@ -22,6 +22,11 @@
 
 #include "protocol.h"
 
+/* Pairs a worker, and the rest of its run, need before it is tested: the
+ * coordinator's rule (OUTLIER_MIN_PAIRS in coord_outlier.c), also used by the
+ * per-worker breakdown of the HTTP API (runworkers.h). */
+#define VERIFY_OUTLIER_MIN_PAIRS 30
+
 typedef struct {
     char worker_id[PROTO_ID_MAX];
     int64_t penta[5];         /* in: the worker's non-excluded pairs by score */

@@ -214,6 +214,143 @@ static void reports_carry_the_statistics_of_their_kind(void)
     fx_res_free(&r);
 }
 
+/* The entry of worker id in a /api/runs/{id}/workers answer, or NULL. */
+static const cJSON *s_run_worker(const cJSON *j, const char *id)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(j, "workers")) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(w, "id");
+        if (cJSON_IsString(v) && strcmp(v->valuestring, id) == 0)
+            return w;
+    }
+    return NULL;
+}
+
+static double s_field(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    CHECK_MSG(cJSON_IsNumber(v), "\"%s\" is not a number", key);
+    return v->valuedouble;
+}
+
+static void run_workers_break_a_run_down_and_single_out_the_odd_worker(void)
+{
+    /* Stopped before any pair is stored, and a wait of several of the
+     * coordinator's refresh periods (200 ms), so that its own outlier test,
+     * which covers active runs, leaves this one alone. */
+    int64_t run = fx_submit(SPRT_DOC);
+    CHECK(run > 0);
+    char path[96];
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) run);
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);
+    usleep(1000 * 1000);
+    /* Two honest workers, one whose B wins far too often, one with too few
+     * pairs to be tested. The expected figures were worked out apart from
+     * this code from the 2 x 5 tables (worker, the others) x score. */
+    static const struct { const char *id; int64_t penta[5]; } W[] = {
+        { "rw-h1", { 7, 22, 61, 25, 5 } },    { "rw-h2", { 4, 21, 49, 19, 7 } },
+        { "rw-odd", { 0, 3, 12, 21, 24 } },   { "rw-small", { 1, 2, 4, 2, 1 } },
+    };
+    int64_t next = 0;
+    for (int i = 0; i < 4; i++)
+        CHECK((next = fx_fill_penta(run, next, W[i].id, W[i].penta)) > 0);
+    snprintf(path, sizeof path, "/api/runs/%lld/workers", (long long) run);
+    http_res_t r;
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_MSG(r.status == 200, "%ld %s", r.status, r.body);
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(r.json, "test")->valuestring, "pooled");
+    CHECK_EQ_INT(s_field(r.json, "min_pairs"), 30);
+    CHECK_NEAR(s_field(r.json, "outlier_p"), 1e-6, 1e-18);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(r.json, "workers");
+    CHECK_EQ_INT(cJSON_GetArraySize(list), 4);
+    /* Most pairs first. */
+    static const char *const order[] = { "rw-h1", "rw-h2", "rw-odd", "rw-small" };
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, i), "id")
+                         ->valuestring, order[i]);
+    for (int i = 0; i < 4; i++) {
+        const cJSON *w = s_run_worker(r.json, W[i].id);
+        CHECK(w != NULL);
+        const int64_t *p = W[i].penta;
+        int64_t pairs = p[0] + p[1] + p[2] + p[3] + p[4];
+        CHECK_EQ_INT(s_field(w, "pairs"), pairs);
+        CHECK_EQ_INT(s_field(w, "excluded"), 0);
+        const cJSON *pe = cJSON_GetObjectItemCaseSensitive(w, "penta");
+        for (int b = 0; b < 5; b++)
+            CHECK_EQ_INT(cJSON_GetArrayItem(pe, b)->valuedouble, p[b]);
+        CHECK_EQ_INT(s_field(w, "wins"), p[3] + 2 * p[4]);
+        CHECK_EQ_INT(s_field(w, "draws"), p[1] + 2 * p[2] + p[3]);
+        CHECK_EQ_INT(s_field(w, "losses"), 2 * p[0] + p[1]);
+        double quarters = p[1] + 2.0 * p[2] + 3.0 * p[3] + 4.0 * p[4];
+        CHECK_NEAR(s_field(w, "score"), quarters / (4.0 * pairs), 1e-12);
+        CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(w, "contributor")->valuestring, "alice");
+        CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(w, "flagged")));
+    }
+    const cJSON *odd = s_run_worker(r.json, "rw-odd");
+    CHECK_NEAR(s_field(odd, "chi2"), 67.4397970644929, 1e-6);
+    CHECK_EQ_INT(s_field(odd, "df"), 4);
+    CHECK_MSG(s_field(odd, "p") < 1e-12, "odd worker p %g", s_field(odd, "p"));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(odd, "outlier")));
+    /* The honest ones are tested without the odd one (with it among "the
+     * others", rw-h1 would get p = 0.0022). */
+    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h1"), "p"), 0.8221695991834035, 1e-9);
+    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h2"), "p"), 0.8515948918985253, 1e-9);
+    for (int i = 0; i < 2; i++)
+        CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s_run_worker(r.json, W[i].id),
+                                                             "outlier")));
+    const cJSON *small = s_run_worker(r.json, "rw-small");
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(small, "chi2")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(small, "df")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(small, "p")));
+    fx_res_free(&r);
+
+    /* The run page has the table, the odd row marked. */
+    snprintf(path, sizeof path, "/runs/%lld", (long long) run);
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(strstr(r.body, "<h2 id=\"workers\">Workers</h2>") != NULL);
+    const char *row = strstr(r.body, "<tr class=\"bad\"><td>rw-odd</td>");
+    CHECK(row != NULL);
+    const char *end = strstr(row, "</tr>");
+    CHECK(end != NULL);
+    const char *p_tag = strstr(row, "<span class=\"tag failed\">7.9e-14</span>");
+    const char *o_tag = strstr(row, "<span class=\"tag stopped\">outlier</span>");
+    CHECK(p_tag && p_tag < end && o_tag && o_tag < end);
+    CHECK(strstr(r.body, "<tr><td>rw-h1</td><td>alice</td><td class=\"n\">120</td>") != NULL);
+    fx_res_free(&r);
+
+    /* Flagged (as the coordinator does): its pairs are excluded, it has
+     * nothing left to test, the others' figures stay. */
+    size_t excluded = 0;
+    CHECK(store_worker_flag(g_fx.st, "rw-odd", "test", &excluded) == 0);
+    CHECK_EQ_INT(excluded, 60);
+    snprintf(path, sizeof path, "/api/runs/%lld/workers", (long long) run);
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    odd = s_run_worker(r.json, "rw-odd");
+    CHECK(odd != NULL);
+    CHECK_EQ_INT(s_field(odd, "pairs"), 0);
+    CHECK_EQ_INT(s_field(odd, "excluded"), 60);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(odd, "flagged")));
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(odd, "outlier")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(odd, "score")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(odd, "p")));
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
+                     cJSON_GetObjectItemCaseSensitive(r.json, "workers"), 3), "id")->valuestring,
+                 "rw-odd");
+    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h1"), "p"), 0.8221695991834035, 1e-9);
+    fx_res_free(&r);
+
+    /* Runs without worker pairs, unknown runs, other methods. */
+    snprintf(path, sizeof path, "/api/runs/%lld/workers", (long long) s_values_run);
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(r.json, "test")->valuestring, "by_imbalance");
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "workers")), 0);
+    fx_res_free(&r);
+    s_expect("GET", "/api/runs/999999/workers", NULL, NULL, 404, "not_found");
+    s_expect("POST", path, g_fx.admin, NULL, 405, "method_not_allowed");
+}
+
 static void pgn_uploads_are_checked_and_served_back(void)
 {
     /* A worker of alice's holding a task of the values run. */
@@ -447,6 +584,7 @@ static const check_case_t CASES[] = {
     CASE(writing_needs_an_admin_token),
     CASE(a_submitted_run_is_picked_up_and_can_be_stopped),
     CASE(reports_carry_the_statistics_of_their_kind),
+    CASE(run_workers_break_a_run_down_and_single_out_the_odd_worker),
     CASE(pgn_uploads_are_checked_and_served_back),
     CASE(hostile_requests_get_4xx_and_never_crash),
     CASE(health_is_503_and_reads_fail_cleanly_without_a_database),

@@ -50,8 +50,11 @@ int fx_up(const char *name)
     static char http_arg[64];
     snprintf(http_arg, sizeof http_arg, "127.0.0.1:%d", g_fx.http_port);
     snprintf(g_fx.cfg_admin, sizeof g_fx.cfg_admin, "configured-admin-secret-%d", (int) getpid());
+    /* The outlier test on (coord_client turns it off): /api/runs/{id}/workers
+     * marks outliers by its threshold. Only pairs with a worker are tested. */
     const char *extra[] = { "--http", http_arg, "--pgn-dir", g_fx.pgn_dir, "--admin-token",
-                            g_fx.cfg_admin, "--estimate-seconds", "1", NULL };
+                            g_fx.cfg_admin, "--estimate-seconds", "1", "--outlier-p", "1e-6",
+                            NULL };
     if (coord_proc_start(&g_fx.proc, g_fx.ci, extra, name) < 0)
         return -1;
     char err[512];
@@ -196,6 +199,48 @@ int fx_fill(int64_t run, int64_t from, int64_t n, const char *const *imb_names,
         fprintf(stderr, "  insert pairs: %s\n", store_last_error(g_fx.st));
     free(pairs);
     return rc;
+}
+
+int64_t fx_fill_penta(int64_t run, int64_t from, const char *worker, const int64_t penta[5])
+{
+    store_worker_t w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.id, sizeof w.id, "%s", worker);
+    w.contributor_id = g_fx.alice_id;
+    w.cores = w.concurrency = 1;
+    if (store_worker_upsert(g_fx.st, &w) < 0) {
+        fprintf(stderr, "  worker %s: %s\n", worker, store_last_error(g_fx.st));
+        return -1;
+    }
+    int64_t n = penta[0] + penta[1] + penta[2] + penta[3] + penta[4];
+    store_pair_t *pairs = calloc((size_t) (n ? n : 1), sizeof *pairs);
+    if (!pairs)
+        return -1;
+    /* B's half points in game 1 and 2 for each pair score. */
+    static const int HALF[5][2] = { { 0, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 }, { 2, 2 } };
+    int64_t i = 0;
+    for (int s = 0; s < 5; s++)
+        for (int64_t k = 0; k < penta[s]; k++, i++) {
+            store_pair_t *p = &pairs[i];
+            p->pair_no = from + i;
+            p->worker_id = worker;
+            p->fen = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1";
+            p->b_white[0] = true;
+            p->b_white[1] = false;
+            for (int g = 0; g < 2; g++) {
+                int b = HALF[s][g];
+                p->result[g] = p->b_white[g] ? b : 2 - b;
+                p->end[g] = "adjudication";
+                p->plies[g] = 100;
+            }
+            p->score = s;
+            p->cpu_ms = 900;
+        }
+    int rc = store_insert_pairs(g_fx.st, run, pairs, (size_t) n, NULL, NULL);
+    if (rc < 0)
+        fprintf(stderr, "  insert pairs: %s\n", store_last_error(g_fx.st));
+    free(pairs);
+    return rc < 0 ? -1 : from + n;
 }
 
 int fx_finish(int64_t run)

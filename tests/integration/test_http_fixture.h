@@ -61,6 +61,11 @@ int64_t fx_submit(const char *doc);
  * stronger. 0 or a negative capa_err_t. */
 int fx_fill(int64_t run, int64_t from, int64_t n, const char *const *imb_names,
             const char *const *sides, const char *const *others, int n_imb, double elo);
+/* Stores pairs of a run from pair number `from` as played by worker (added
+ * for alice if it is new): exactly penta[s] pairs in which B scored s
+ * quarter points, in that order (s = 1: a loss and a draw; 2: two draws; 3:
+ * a win and a draw). The next pair number, or -1. */
+int64_t fx_fill_penta(int64_t run, int64_t from, const char *worker, const int64_t penta[5]);
 /* Marks the run finished and stores its estimate (as the coordinator does). */
 int fx_finish(int64_t run);
 /* Sends raw bytes to the HTTP port and reads the answer into reply
