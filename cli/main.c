@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_runworkers.h"
 
 static const char USAGE[] =
     "usage: capa [--server URL] [--token TOKEN] [--json] COMMAND [ARGS]\n"
@@ -16,7 +17,8 @@ static const char USAGE[] =
     "  stop ID                   stop a run (admin token)\n"
     "  pgn ID                    the run's games as PGN on stdout\n"
     "  values                    current piece-value estimates\n"
-    "  workers                   workers, live or not, with speed and contributor\n"
+    "  workers [ID]              workers, live or not, with speed and contributor; with a\n"
+    "                            run id: its workers' results and outlier test\n"
     "  contributors              contributors with CPU hours, games and pairs\n"
     "  contributor add NAME [--admin]   new contributor; prints the token once (admin token)\n"
     "  sprt --elo0 E0 --elo1 E1 [--alpha A] [--beta B] [--model normalized|logistic]\n"
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
         { "submit", cmd_submit },   { "runs", cmd_runs },
         { "show", cmd_show },       { "watch", cmd_watch },
         { "stop", cmd_stop },       { "pgn", cmd_pgn },
-        { "values", cmd_values },   { "workers", cmd_workers },
+        { "values", cmd_values },   { "workers", cmd_workers_or_run },
         { "contributors", cmd_contributors }, { "contributor", cmd_contributor },
         { "sprt", cmd_sprt },
     };

@@ -92,6 +92,57 @@ static void submit_and_stop_need_the_admin_token_and_say_so_in_the_exit_code(voi
     CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);
 }
 
+static void workers_of_a_run_show_each_workers_results_and_the_outlier(void)
+{
+    /* Stopped before its pairs arrive, so the coordinator's own outlier test
+     * (active runs only, refresh 200 ms) leaves it alone. */
+    int64_t run = fx_submit(SPRT_DOC);
+    CHECK(run > 0);
+    char args[96];
+    snprintf(args, sizeof args, "/api/runs/%lld/stop", (long long) run);
+    http_res_t r;
+    CHECK(fx_http("POST", args, g_fx.admin, NULL, &r) == 0 && r.status == 200);
+    fx_res_free(&r);
+    usleep(1000 * 1000);
+    static const int64_t honest1[5] = { 7, 22, 61, 25, 5 }, honest2[5] = { 4, 21, 49, 19, 7 },
+                         odd[5] = { 0, 3, 12, 21, 24 };
+    int64_t next = fx_fill_penta(run, 0, "cw-honest1", honest1);
+    CHECK(next > 0 && (next = fx_fill_penta(run, next, "cw-honest2", honest2)) > 0);
+    CHECK(fx_fill_penta(run, next, "cw-odd", odd) > 0);
+    snprintf(args, sizeof args, "workers %lld", (long long) run);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "chi-squared") != NULL);
+    const char *rows[] = { "cw-honest1  alice", "cw-honest2  alice", "cw-odd      alice" };
+    const char *at[3];
+    for (int i = 0; i < 3; i++) {
+        at[i] = strstr(s_out, rows[i]);
+        CHECK_MSG(at[i] != NULL, "no \"%s\" in:\n%.800s", rows[i], s_out);
+    }
+    CHECK(at[0] < at[1] && at[1] < at[2]);   /* most pairs first */
+    /* The odd worker's line has its counts, its p-value and the mark. */
+    const char *eol = strchr(at[2], '\n');
+    const char *cells[] = { "0,3,12,21,24", "69/48/3", "77.5%", "67.1", "9.1e-14", "OUTLIER" };
+    for (int i = 0; i < 6; i++) {
+        const char *c = strstr(at[2], cells[i]);
+        CHECK_MSG(c && c < eol, "no %s in: %.*s", cells[i], (int) (eol - at[2]), at[2]);
+    }
+    eol = strchr(at[0], '\n');
+    const char *mark = strstr(at[0], "OUTLIER");
+    CHECK(!mark || mark > eol);
+    snprintf(args, sizeof args, "workers %lld --json", (long long) run);
+    cJSON *j = s_json_of(args, 0);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "workers");
+    CHECK_EQ_INT(cJSON_GetArraySize(list), 3);
+    const cJSON *w = cJSON_GetArrayItem(list, 2);
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(w, "id")->valuestring, "cw-odd");
+    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(w, "pairs")->valuedouble, 60);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "outlier")));
+    cJSON_Delete(j);
+    CHECK_EQ_INT(fx_capa("workers 999999", s_out, sizeof s_out), 2);
+    CHECK_EQ_INT(fx_capa("workers abc", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("workers 1 2", s_out, sizeof s_out), 1);
+}
+
 static void usage_errors_and_an_unreachable_coordinator_have_their_own_codes(void)
 {
     CHECK_EQ_INT(fx_capa("", s_out, sizeof s_out), 1);
@@ -201,6 +252,7 @@ static void the_sprt_calculator_works_offline(void)
 static const check_case_t CASES[] = {
     CASE(lists_and_reports_print_tables_and_parsable_json),
     CASE(submit_and_stop_need_the_admin_token_and_say_so_in_the_exit_code),
+    CASE(workers_of_a_run_show_each_workers_results_and_the_outlier),
     CASE(usage_errors_and_an_unreachable_coordinator_have_their_own_codes),
     CASE(contributor_add_prints_a_working_token_once),
     CASE(pgn_writes_the_uploaded_games_to_stdout),
