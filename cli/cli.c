@@ -1,12 +1,14 @@
-/* cli.c - what the capa commands share: options, errors, JSON requests
- * (see cli.h). */
+/* cli.c - what the capa commands share: options, errors, JSON requests and
+ * the printing of their answers (see cli.h). */
 #include "json.h"
 #include "cli.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "client.h"
 #include "err.h"
@@ -127,4 +129,41 @@ void cli_print_json(const cJSON *j)
         puts(text);
         free(text);
     }
+}
+
+double cli_num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+const char *cli_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+void cli_time_utc(double ms, char *buf, size_t cap)
+{
+    if (!(ms > 0)) {
+        snprintf(buf, cap, "-");
+        return;
+    }
+    time_t t = (time_t) (ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%Y-%m-%d %H:%M", &tm);
+}
+
+int cli_print_table(table_t *t)
+{
+    char *text = t ? table_format(t) : NULL;
+    table_destroy(&t);
+    if (!text) {
+        cli_error("out of memory");
+        return CLI_SERVER;
+    }
+    fputs(text, stdout);
+    free(text);
+    return CLI_OK;
 }

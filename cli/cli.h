@@ -18,6 +18,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "table.h"
+
 enum {
     CLI_OK = 0,
     CLI_USAGE = 1,
@@ -72,6 +74,16 @@ int cli_post_json(const cli_opts_t *o, const char *path, const char *body, size_
                   cJSON **out);
 /* Prints j pretty to stdout. */
 void cli_print_json(const cJSON *j);
+
+/* A member of a JSON object in an answer: NAN, or "" (the string is o's),
+ * when it is absent or of another type. */
+double cli_num(const cJSON *o, const char *key);
+const char *cli_str(const cJSON *o, const char *key);
+/* Milliseconds since the epoch as "YYYY-MM-DD HH:MM" (UTC); "-" unless > 0. */
+void cli_time_utc(double ms, char *buf, size_t cap);
+/* Prints t to stdout and destroys it (takes ownership; NULL = memory ran
+ * out). CLI_OK, or CLI_SERVER after a message when memory ran out. */
+int cli_print_table(table_t *t);
 
 /* Commands: each returns the process exit code. */
 int cmd_submit(const cli_opts_t *o, const cli_args_t *a);

@@ -1,37 +1,10 @@
 /* cmd_info.c - capa values, workers, contributors, contributor add. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "table.h"
-
-static double s_num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *s_str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static int s_print_table(table_t *t)
-{
-    char *text = t ? table_format(t) : NULL;
-    table_destroy(&t);
-    if (!text) {
-        cli_error("out of memory");
-        return CLI_SERVER;
-    }
-    fputs(text, stdout);
-    free(text);
-    return CLI_OK;
-}
 
 /* GET path; prints the JSON with --json and returns 1 in *done. */
 static int s_get(const cli_opts_t *o, const cli_args_t *a, const char *usage, const char *path,
@@ -67,15 +40,15 @@ int cmd_values(const cli_opts_t *o, const cli_args_t *a)
     cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(out, "studies")) {
         const cJSON *est = cJSON_GetObjectItemCaseSensitive(st, "values");
         const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(est, "values");
-        printf("%srun %.0f \"%s\" (%s): ", count ? "\n" : "", s_num(st, "run"),
-               s_str(st, "name"), s_str(st, "status"));
+        printf("%srun %.0f \"%s\" (%s): ", count ? "\n" : "", cli_num(st, "run"),
+               cli_str(st, "name"), cli_str(st, "status"));
         count++;
         if (!cJSON_IsObject(pieces)) {
-            printf("no estimate yet: %s\n", s_str(st, "error"));
+            printf("no estimate yet: %s\n", cli_str(st, "error"));
             continue;
         }
-        printf("%.0f games, %.0f of %.0f pairs\n", s_num(est, "games"), s_num(st, "pairs_used"),
-               s_num(st, "pairs_planned"));
+        printf("%.0f games, %.0f of %.0f pairs\n", cli_num(est, "games"), cli_num(st, "pairs_used"),
+               cli_num(st, "pairs_planned"));
         static const char *const heads[] = { "piece", "pawns", "95% low", "95% high" };
         table_t *t = table_new(4, heads, "lrrr");
         for (int p = 0; p < 7; p++) {
@@ -86,11 +59,11 @@ int cmd_values(const cli_opts_t *o, const cli_args_t *a)
             const cJSON *ci = cJSON_GetObjectItemCaseSensitive(pv, "ci95");
             const cJSON *lo = cJSON_GetArrayItem(ci, 0), *hi = cJSON_GetArrayItem(ci, 1);
             table_addf(t, "%s", names[p] + 2);
-            table_addf(t, "%.2f", s_num(pv, "value"));
+            table_addf(t, "%.2f", cli_num(pv, "value"));
             table_addf(t, cJSON_IsNumber(lo) ? "%.2f" : "-", cJSON_IsNumber(lo) ? lo->valuedouble : 0);
             table_addf(t, cJSON_IsNumber(hi) ? "%.2f" : "-", cJSON_IsNumber(hi) ? hi->valuedouble : 0);
         }
-        s_print_table(t);
+        cli_print_table(t);
     }
     if (!count)
         puts("no piece-value study has an estimate yet");
@@ -110,29 +83,23 @@ int cmd_workers(const cli_opts_t *o, const cli_args_t *a)
     table_t *t = table_new(9, heads, "llllrrrrl");
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(out, "workers")) {
-        char when[32] = "-";
-        double ms = s_num(w, "last_seen_ms");
-        if (ms > 0) {
-            time_t tt = (time_t) (ms / 1000);
-            struct tm tm;
-            gmtime_r(&tt, &tm);
-            strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-        }
+        char when[32];
+        cli_time_utc(cli_num(w, "last_seen_ms"), when, sizeof when);
         bool flagged = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "flagged"));
         bool live = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "live"));
-        table_addf(t, "%s", s_str(w, "id"));
-        table_addf(t, "%s", s_str(w, "name"));
-        table_addf(t, "%s", s_str(w, "contributor"));
+        table_addf(t, "%s", cli_str(w, "id"));
+        table_addf(t, "%s", cli_str(w, "name"));
+        table_addf(t, "%s", cli_str(w, "contributor"));
         table_addf(t, "%s", flagged ? "flagged" : live ? "live" : "away");
-        table_addf(t, "%.0f", s_num(w, "cores"));
-        table_addf(t, "%.0f", s_num(w, "nps") / 1000);
-        table_addf(t, "%.0f", s_num(w, "pairs"));
-        table_addf(t, "%.2f", s_num(w, "cpu_hours"));
+        table_addf(t, "%.0f", cli_num(w, "cores"));
+        table_addf(t, "%.0f", cli_num(w, "nps") / 1000);
+        table_addf(t, "%.0f", cli_num(w, "pairs"));
+        table_addf(t, "%.2f", cli_num(w, "cpu_hours"));
         table_addf(t, "%s", when);
     }
-    printf("%.0f live\n", s_num(out, "live"));
+    printf("%.0f live\n", cli_num(out, "live"));
     cJSON_Delete(out);
-    return s_print_table(t);
+    return cli_print_table(t);
 }
 
 int cmd_contributors(const cli_opts_t *o, const cli_args_t *a)
@@ -149,16 +116,16 @@ int cmd_contributors(const cli_opts_t *o, const cli_args_t *a)
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(out, "contributors")) {
         bool revoked = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "revoked"));
         bool admin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "admin"));
-        table_addf(t, "%.0f", s_num(c, "id"));
-        table_addf(t, "%s", s_str(c, "name"));
+        table_addf(t, "%.0f", cli_num(c, "id"));
+        table_addf(t, "%s", cli_str(c, "name"));
         table_addf(t, "%s", revoked ? "revoked" : admin ? "admin" : "");
-        table_addf(t, "%.0f", s_num(c, "workers"));
-        table_addf(t, "%.0f", s_num(c, "pairs"));
-        table_addf(t, "%.0f", s_num(c, "games"));
-        table_addf(t, "%.2f", s_num(c, "cpu_hours"));
+        table_addf(t, "%.0f", cli_num(c, "workers"));
+        table_addf(t, "%.0f", cli_num(c, "pairs"));
+        table_addf(t, "%.0f", cli_num(c, "games"));
+        table_addf(t, "%.2f", cli_num(c, "cpu_hours"));
     }
     cJSON_Delete(out);
-    return s_print_table(t);
+    return cli_print_table(t);
 }
 
 int cmd_contributor(const cli_opts_t *o, const cli_args_t *a)
@@ -189,9 +156,9 @@ int cmd_contributor(const cli_opts_t *o, const cli_args_t *a)
         cli_print_json(out);
     } else {
         fprintf(stderr, "contributor %.0f \"%s\"%s added; its token (shown only now):\n",
-                s_num(out, "id"), s_str(out, "name"),
+                cli_num(out, "id"), cli_str(out, "name"),
                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "admin")) ? " (admin)" : "");
-        printf("%s\n", s_str(out, "token"));
+        printf("%s\n", cli_str(out, "token"));
     }
     cJSON_Delete(out);
     return CLI_OK;

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -14,21 +13,9 @@
 
 #define CLI_DOC_MAX (1u << 20)
 
-static double s_num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *s_str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static void s_interval(const cJSON *o, double *v, double *lo, double *hi)
 {
-    *v = s_num(o, "value");
+    *v = cli_num(o, "value");
     *lo = *hi = NAN;
     const cJSON *ci = cJSON_GetObjectItemCaseSensitive(o, "ci95");
     if (cJSON_GetArraySize(ci) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(ci, 0)) &&
@@ -38,28 +25,20 @@ static void s_interval(const cJSON *o, double *v, double *lo, double *hi)
     }
 }
 
-static void s_time(double ms, char *buf, size_t cap)
+/* The commands on one run (show, watch, stop, pgn): checks the options
+ * against allowed and that the one argument is a run id, and writes the
+ * run's API path with suffix ("" or "/stop") into path. CLI_OK, or
+ * CLI_USAGE after a message. */
+static int s_run_args(const cli_args_t *a, const char *const *allowed, const char *usage,
+                      const char *suffix, int64_t *id, char *path, size_t cap)
 {
-    if (!(ms > 0)) {
-        snprintf(buf, cap, "-");
-        return;
-    }
-    time_t t = (time_t) (ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, cap, "%Y-%m-%d %H:%M", &tm);
-}
-
-static int s_print_table(table_t *t)
-{
-    char *text = t ? table_format(t) : NULL;
-    table_destroy(&t);
-    if (!text) {
-        cli_error("out of memory");
-        return CLI_SERVER;
-    }
-    fputs(text, stdout);
-    free(text);
+    int rc = cli_check_args(a, allowed, 1, usage);
+    if (rc)
+        return rc;
+    *id = cli_parse_id(a->argv[0]);
+    if (*id < 0)
+        return CLI_USAGE;
+    snprintf(path, cap, "/api/runs/%lld%s", (long long) *id, suffix);
     return CLI_OK;
 }
 
@@ -105,7 +84,7 @@ int cmd_submit(const cli_opts_t *o, const cli_args_t *a)
     if (o->json)
         cli_print_json(out);
     else
-        printf("%.0f\n", s_num(out, "id"));
+        printf("%.0f\n", cli_num(out, "id"));
     cJSON_Delete(out);
     return CLI_OK;
 }
@@ -155,19 +134,19 @@ int cmd_runs(const cli_opts_t *o, const cli_args_t *a)
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(out, "runs")) {
         char when[32];
-        s_time(s_num(r, "created_at_ms"), when, sizeof when);
+        cli_time_utc(cli_num(r, "created_at_ms"), when, sizeof when);
         const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
-        table_addf(t, "%.0f", s_num(r, "id"));
-        table_addf(t, "%s", s_str(r, "kind"));
-        table_addf(t, "%s", s_str(r, "status"));
-        table_addf(t, "%s", s_str(r, "name"));
-        table_addf(t, "%.0f", s_num(r, "pairs"));
-        table_addf(t, "%.0f", s_num(r, "pairs_planned"));
-        table_addf(t, "%s", s_str(res, "verdict"));
+        table_addf(t, "%.0f", cli_num(r, "id"));
+        table_addf(t, "%s", cli_str(r, "kind"));
+        table_addf(t, "%s", cli_str(r, "status"));
+        table_addf(t, "%s", cli_str(r, "name"));
+        table_addf(t, "%.0f", cli_num(r, "pairs"));
+        table_addf(t, "%.0f", cli_num(r, "pairs_planned"));
+        table_addf(t, "%s", cli_str(res, "verdict"));
         table_addf(t, "%s", when);
     }
     cJSON_Delete(out);
-    return s_print_table(t);
+    return cli_print_table(t);
 }
 
 /* ---- show ---------------------------------------------------------------------- */
@@ -199,9 +178,9 @@ static void s_show_values(const cJSON *rep)
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
     const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
     if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(vals, "scaled"))) {
-        printf("piece values, %.0f games: %s\n", s_num(vals, "games"), s_str(vals, "note"));
+        printf("piece values, %.0f games: %s\n", cli_num(vals, "games"), cli_str(vals, "note"));
     } else if (cJSON_IsObject(pieces)) {
-        printf("piece values (pawns, 95%% interval), %.0f games:\n", s_num(vals, "games"));
+        printf("piece values (pawns, 95%% interval), %.0f games:\n", cli_num(vals, "games"));
         static const char *const heads[] = { "piece", "value", "low", "high" };
         table_t *t = table_new(4, heads, "lrrr");
         for (int p = 0; p < 7; p++) {
@@ -216,49 +195,49 @@ static void s_show_values(const cJSON *rep)
             table_addf(t, isfinite(lo) ? "%.2f" : "-", lo);
             table_addf(t, isfinite(hi) ? "%.2f" : "-", hi);
         }
-        s_print_table(t);
+        cli_print_table(t);
     } else {
-        printf("piece values: %s\n", s_str(rep, "values_error"));
+        printf("piece values: %s\n", cli_str(rep, "values_error"));
     }
     puts("imbalances (side under test):");
     static const char *const heads[] = { "imbalance", "games", "W", "D", "L", "score" };
     table_t *t = table_new(6, heads, "lrrrrr");
     const cJSON *im;
     cJSON_ArrayForEach(im, cJSON_GetObjectItemCaseSensitive(rep, "imbalances")) {
-        table_addf(t, "%s", s_str(im, "name"));
-        table_addf(t, "%.0f", s_num(im, "games"));
-        table_addf(t, "%.0f", s_num(im, "wins"));
-        table_addf(t, "%.0f", s_num(im, "draws"));
-        table_addf(t, "%.0f", s_num(im, "losses"));
-        double sc = s_num(im, "score");
+        table_addf(t, "%s", cli_str(im, "name"));
+        table_addf(t, "%.0f", cli_num(im, "games"));
+        table_addf(t, "%.0f", cli_num(im, "wins"));
+        table_addf(t, "%.0f", cli_num(im, "draws"));
+        table_addf(t, "%.0f", cli_num(im, "losses"));
+        double sc = cli_num(im, "score");
         table_addf(t, isfinite(sc) ? "%.3f" : "-", sc);
     }
-    s_print_table(t);
+    cli_print_table(t);
 }
 
 static void s_show(const cJSON *rep)
 {
     const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
     char when[32];
-    printf("run %.0f: %s\n", s_num(rep, "id"), s_str(rep, "name"));
-    printf("  kind %s, status %s, priority %.0f, seed %.0f\n", s_str(rep, "kind"),
-           s_str(rep, "status"), s_num(rep, "priority"), s_num(rep, "seed"));
-    s_time(s_num(rep, "created_at_ms"), when, sizeof when);
-    printf("  pairs %.0f of %.0f, CPU %.2f h, created %s UTC\n", s_num(tot, "pairs"),
-           s_num(rep, "pairs_planned"), s_num(tot, "cpu_ms") / 3.6e6, when);
-    const char *kind = s_str(rep, "kind");
+    printf("run %.0f: %s\n", cli_num(rep, "id"), cli_str(rep, "name"));
+    printf("  kind %s, status %s, priority %.0f, seed %.0f\n", cli_str(rep, "kind"),
+           cli_str(rep, "status"), cli_num(rep, "priority"), cli_num(rep, "seed"));
+    cli_time_utc(cli_num(rep, "created_at_ms"), when, sizeof when);
+    printf("  pairs %.0f of %.0f, CPU %.2f h, created %s UTC\n", cli_num(tot, "pairs"),
+           cli_num(rep, "pairs_planned"), cli_num(tot, "cpu_ms") / 3.6e6, when);
+    const char *kind = cli_str(rep, "kind");
     if (strcmp(kind, "sprt") == 0) {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "sprt");
         printf("SPRT %s [%g, %g], alpha %g, beta %g\n",
-               strcmp(s_str(s, "model"), "logistic") == 0 ? "Elo" : "nElo", s_num(s, "elo0"),
-               s_num(s, "elo1"), s_num(s, "alpha"), s_num(s, "beta"));
-        printf("  %-14s %.3f  (%.3f, %.3f)  %s\n", "LLR", s_num(s, "llr"),
-               s_num(s, "lower_bound"), s_num(s, "upper_bound"), s_str(s, "verdict"));
+               strcmp(cli_str(s, "model"), "logistic") == 0 ? "Elo" : "nElo", cli_num(s, "elo0"),
+               cli_num(s, "elo1"), cli_num(s, "alpha"), cli_num(s, "beta"));
+        printf("  %-14s %.3f  (%.3f, %.3f)  %s\n", "LLR", cli_num(s, "llr"),
+               cli_num(s, "lower_bound"), cli_num(s, "upper_bound"), cli_str(s, "verdict"));
         s_print_interval("Elo", cJSON_GetObjectItemCaseSensitive(s, "elo"), "%.2f");
         s_print_interval("nElo", cJSON_GetObjectItemCaseSensitive(s, "nelo"), "%.2f");
-        printf("  %-14s %.1f%%\n", "LOS", s_num(s, "los") * 100);
-        printf("  %-14s %.0f / %.0f / %.0f\n", "W / D / L", s_num(s, "wins"), s_num(s, "draws"),
-               s_num(s, "losses"));
+        printf("  %-14s %.1f%%\n", "LOS", cli_num(s, "los") * 100);
+        printf("  %-14s %.0f / %.0f / %.0f\n", "W / D / L", cli_num(s, "wins"), cli_num(s, "draws"),
+               cli_num(s, "losses"));
         const cJSON *pt = cJSON_GetObjectItemCaseSensitive(s, "penta");
         printf("  %-14s", "pentanomial");
         const cJSON *e;
@@ -269,7 +248,8 @@ static void s_show(const cJSON *rep)
         s_show_values(rep);
     } else if (strcmp(kind, "spsa") == 0) {
         const cJSON *sp = cJSON_GetObjectItemCaseSensitive(rep, "spsa");
-        printf("SPSA iteration %.0f of %.0f\n", s_num(sp, "iteration"), s_num(sp, "iterations"));
+        printf("SPSA iteration %.0f of %.0f\n", cli_num(sp, "iteration"),
+               cli_num(sp, "iterations"));
         static const char *const heads[] = { "parameter", "theta" };
         table_t *t = table_new(2, heads, "lr");
         const cJSON *th;
@@ -277,20 +257,17 @@ static void s_show(const cJSON *rep)
             table_addf(t, "%s", th->string);
             table_addf(t, "%.2f", th->valuedouble);
         }
-        s_print_table(t);
+        cli_print_table(t);
     }
 }
 
 int cmd_show(const cli_opts_t *o, const cli_args_t *a)
 {
-    int rc = cli_check_args(a, NULL, 1, "show ID");
+    int64_t id;
+    char path[64];
+    int rc = s_run_args(a, NULL, "show ID", "", &id, path, sizeof path);
     if (rc)
         return rc;
-    int64_t id = cli_parse_id(a->argv[0]);
-    if (id < 0)
-        return CLI_USAGE;
-    char path[64];
-    snprintf(path, sizeof path, "/api/runs/%lld", (long long) id);
     cJSON *rep = NULL;
     rc = cli_get_json(o, path, &rep);
     if (rc)
@@ -317,24 +294,24 @@ static void s_on_sigint(int sig)
 static void s_watch_line(const cJSON *rep, char *buf, size_t cap)
 {
     const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
-    double done = s_num(tot, "pairs"), planned = s_num(rep, "pairs_planned");
+    double done = cli_num(tot, "pairs"), planned = cli_num(rep, "pairs_planned");
     char bar[96];
     progress_bar(bar, sizeof bar, 24, done, planned);
-    int n = snprintf(buf, cap, "run %.0f %s %s %.0f/%.0f pairs", s_num(rep, "id"),
-                     s_str(rep, "status"), bar, done, planned);
+    int n = snprintf(buf, cap, "run %.0f %s %s %.0f/%.0f pairs", cli_num(rep, "id"),
+                     cli_str(rep, "status"), bar, done, planned);
     if (n < 0 || (size_t) n >= cap)
         return;
-    const char *kind = s_str(rep, "kind");
+    const char *kind = cli_str(rep, "kind");
     if (strcmp(kind, "sprt") == 0) {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "sprt");
         char llr[96];
-        progress_llr(llr, sizeof llr, 21, s_num(s, "llr"), s_num(s, "lower_bound"),
-                     s_num(s, "upper_bound"));
+        progress_llr(llr, sizeof llr, 21, cli_num(s, "llr"), cli_num(s, "lower_bound"),
+                     cli_num(s, "upper_bound"));
         double v, lo, hi;
-        bool logistic = strcmp(s_str(s, "model"), "logistic") == 0;
+        bool logistic = strcmp(cli_str(s, "model"), "logistic") == 0;
         s_interval(cJSON_GetObjectItemCaseSensitive(s, logistic ? "elo" : "nelo"), &v, &lo, &hi);
         snprintf(buf + n, cap - (size_t) n, " | LLR %.2f %s | %s %+.1f [%+.1f, %+.1f]",
-                 s_num(s, "llr"), llr, logistic ? "Elo" : "nElo", v, lo, hi);
+                 cli_num(s, "llr"), llr, logistic ? "Elo" : "nElo", v, lo, hi);
     } else if (strcmp(kind, "values") == 0) {
         const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(rep, "values"), "values");
@@ -371,12 +348,12 @@ static bool s_ended(const char *status)
 int cmd_watch(const cli_opts_t *o, const cli_args_t *a)
 {
     static const char *const allowed[] = { "interval", NULL };
-    int rc = cli_check_args(a, allowed, 1, "watch ID [--interval SECONDS]");
+    int64_t id;
+    char path[64], line[2048], last[2048] = "";
+    int rc = s_run_args(a, allowed, "watch ID [--interval SECONDS]", "/report", &id, path,
+                        sizeof path);
     if (rc)
         return rc;
-    int64_t id = cli_parse_id(a->argv[0]);
-    if (id < 0)
-        return CLI_USAGE;
     int interval_ms = o->interval_ms;
     const char *iv = cli_opt(a, "interval");
     if (iv) {
@@ -393,8 +370,6 @@ int cmd_watch(const cli_opts_t *o, const cli_args_t *a)
     sa.sa_handler = s_on_sigint;
     sigaction(SIGINT, &sa, NULL);
     bool tty = isatty(STDOUT_FILENO);
-    char path[64], line[2048], last[2048] = "";
-    snprintf(path, sizeof path, "/api/runs/%lld/report", (long long) id);
     int failures = 0;
     for (;;) {
         cJSON *rep = NULL;
@@ -407,7 +382,7 @@ int cmd_watch(const cli_opts_t *o, const cli_args_t *a)
             return rc;
         } else {
             failures = 0;
-            const char *status = s_str(rep, "status");
+            const char *status = cli_str(rep, "status");
             if (o->json) {
                 char *text = cJSON_PrintUnformatted(rep);
                 if (text)
@@ -427,7 +402,7 @@ int cmd_watch(const cli_opts_t *o, const cli_args_t *a)
                     putchar('\n');
                 const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "sprt");
                 bool pass = strcmp(status, "finished") == 0 &&
-                            (!cJSON_IsObject(s) || strcmp(s_str(s, "verdict"), "H0") != 0);
+                            (!cJSON_IsObject(s) || strcmp(cli_str(s, "verdict"), "H0") != 0);
                 cJSON_Delete(rep);
                 return pass ? CLI_OK : CLI_RUN_FAILED;
             }
@@ -447,14 +422,11 @@ int cmd_watch(const cli_opts_t *o, const cli_args_t *a)
 
 int cmd_stop(const cli_opts_t *o, const cli_args_t *a)
 {
-    int rc = cli_check_args(a, NULL, 1, "stop ID");
+    int64_t id;
+    char path[64];
+    int rc = s_run_args(a, NULL, "stop ID", "/stop", &id, path, sizeof path);
     if (rc)
         return rc;
-    int64_t id = cli_parse_id(a->argv[0]);
-    if (id < 0)
-        return CLI_USAGE;
-    char path[64];
-    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) id);
     cJSON *out = NULL;
     rc = cli_post_json(o, path, NULL, 0, &out);
     if (rc)
@@ -469,14 +441,11 @@ int cmd_stop(const cli_opts_t *o, const cli_args_t *a)
 
 int cmd_pgn(const cli_opts_t *o, const cli_args_t *a)
 {
-    int rc = cli_check_args(a, NULL, 1, "pgn ID > games.pgn");
+    int64_t id;
+    char path[64];
+    int rc = s_run_args(a, NULL, "pgn ID > games.pgn", "/pgn", &id, path, sizeof path);
     if (rc)
         return rc;
-    int64_t id = cli_parse_id(a->argv[0]);
-    if (id < 0)
-        return CLI_USAGE;
-    char path[64];
-    snprintf(path, sizeof path, "/api/runs/%lld/pgn", (long long) id);
     client_response_t r;
     cli_opts_t slow = *o;
     slow.timeout_s = 600;
