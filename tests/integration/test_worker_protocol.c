@@ -46,6 +46,22 @@ static int64_t s_now_ms(void)
 static void s_teardown(void);
 static void s_send(proto_msg_t *msg);
 
+/* The scripted coordinator's ROUTER on a free loopback port; with
+ * curve_secret (Z85), a CURVE server. */
+static void s_bind(const char *curve_secret)
+{
+    E.router = zmq_socket(E.ctx, ZMQ_ROUTER);
+    int one = 1, linger = 0;
+    zmq_setsockopt(E.router, ZMQ_LINGER, &linger, sizeof linger);
+    if (curve_secret) {
+        zmq_setsockopt(E.router, ZMQ_CURVE_SERVER, &one, sizeof one);
+        zmq_setsockopt(E.router, ZMQ_CURVE_SECRETKEY, curve_secret, 41);
+    }
+    CHECK_EQ_INT(zmq_bind(E.router, "tcp://127.0.0.1:*"), 0);
+    size_t n = sizeof E.endpoint;
+    CHECK_EQ_INT(zmq_getsockopt(E.router, ZMQ_LAST_ENDPOINT, E.endpoint, &n), 0);
+}
+
 static void s_setup(void)
 {
     if (E.pid > 0 || E.router)
@@ -55,12 +71,7 @@ static void s_setup(void)
     snprintf(E.dir, sizeof E.dir, "/tmp/capa-worker-it-%d-XXXXXX", (int) getpid());
     CHECK(mkdtemp(E.dir) != NULL);
     E.ctx = zmq_ctx_new();
-    E.router = zmq_socket(E.ctx, ZMQ_ROUTER);
-    int linger = 0;
-    zmq_setsockopt(E.router, ZMQ_LINGER, &linger, sizeof linger);
-    CHECK_EQ_INT(zmq_bind(E.router, "tcp://127.0.0.1:*"), 0);
-    size_t n = sizeof E.endpoint;
-    CHECK_EQ_INT(zmq_getsockopt(E.router, ZMQ_LAST_ENDPOINT, E.endpoint, &n), 0);
+    s_bind(NULL);
 }
 
 /* Starts capa-worker with the test's endpoint and state folder; stderr goes
@@ -310,6 +321,63 @@ static void s_register(proto_msg_t *hello)
     s_welcome(300, 3);
 }
 
+/* Starts the worker and takes it through registration to its first
+ * REQUEST, which stays unanswered. */
+static void s_start_session(const char *const *extra)
+{
+    proto_msg_t m;
+    s_start(extra);
+    s_register(&m);
+    proto_msg_free(&m);
+    s_next_request();
+}
+
+/* Starts the worker again on its state folder and registers it; what it
+ * sends after WELCOME is the caller's. */
+static void s_restart(void)
+{
+    proto_msg_t m;
+    s_start(NULL);
+    s_register(&m);
+    proto_msg_free(&m);
+}
+
+static void s_sigkill(void)
+{
+    kill(E.pid, SIGKILL);
+    CHECK(s_wait_exit(5000) >= 128);
+}
+
+/* SIGTERM: BYE and exit 0. */
+static void s_sigterm_bye(void)
+{
+    proto_msg_t m;
+    kill(E.pid, SIGTERM);
+    s_expect(PROTO_BYE, 5000, &m);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+}
+
+/* Starts the worker and answers its HELLO with ERROR code; returns its
+ * exit status (-1 if it did not exit within 5 s). */
+static int s_refused_at_hello(proto_code_t code)
+{
+    proto_msg_t m;
+    s_start(NULL);
+    s_expect(PROTO_HELLO, 20000, &m);
+    proto_msg_free(&m);
+    s_error(code, PROTO_HELLO, -1, -1);
+    return s_wait_exit(5000);
+}
+
+/* A file in the worker's state folder (the buffer is reused by the next call). */
+static const char *s_state_path(const char *name)
+{
+    static char path[300];
+    snprintf(path, sizeof path, "%s/%s", E.dir, name);
+    return path;
+}
+
 static void hello_carries_identity_and_work_is_requested_after_welcome(void)
 {
     s_setup();
@@ -349,11 +417,7 @@ static void hello_carries_identity_and_work_is_requested_after_welcome(void)
     }
     CHECK_MSG(beats >= 3 && beats <= 7, "%d heartbeats in 1.5 s at 300 ms", beats);
     CHECK_EQ_INT(requests, 0);
-    /* SIGTERM: BYE and exit 0 */
-    kill(E.pid, SIGTERM);
-    s_expect(PROTO_BYE, 5000, &m);
-    proto_msg_free(&m);
-    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    s_sigterm_bye();
     /* the worker id persists across restarts */
     s_start(NULL);
     s_expect(PROTO_HELLO, 20000, &m);
@@ -420,26 +484,16 @@ static int s_collect(int64_t task_id, int pairs, proto_kind_t kind, bool ack, in
 static void a_task_is_played_and_reported_with_the_right_pair_structure(void)
 {
     s_setup();
-    s_start(NULL);
-    proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_expect(PROTO_REQUEST, 5000, &m);
-    proto_msg_free(&m);
+    s_start_session(NULL);
     s_task(812, 3, PROTO_KIND_SPRT);
     s_collect(812, 3, PROTO_KIND_SPRT, true, 60000, NULL);
     s_next_request();
     s_task(813, 2, PROTO_KIND_VALUES);
     s_collect(813, 2, PROTO_KIND_VALUES, true, 60000, NULL);
-    kill(E.pid, SIGTERM);
-    s_expect(PROTO_BYE, 5000, &m);
-    proto_msg_free(&m);
-    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    s_sigterm_bye();
     /* everything was acknowledged: the spool is empty */
-    char path[300];
-    snprintf(path, sizeof path, "%s/spool.dat", E.dir);
     struct stat st;
-    CHECK(stat(path, &st) == 0);
+    CHECK(stat(s_state_path("spool.dat"), &st) == 0);
     CHECK_EQ_INT(st.st_size, 0);
     s_teardown();
 }
@@ -447,12 +501,8 @@ static void a_task_is_played_and_reported_with_the_right_pair_structure(void)
 static void a_silent_coordinator_causes_reconnects_with_backoff_and_a_spool_resend(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_expect(PROTO_REQUEST, 5000, &m);
-    proto_msg_free(&m);
     s_task(900, 1, PROTO_KIND_SPRT);
     proto_result_t first;
     memset(&first, 0, sizeof first);
@@ -502,36 +552,24 @@ static void a_silent_coordinator_causes_reconnects_with_backoff_and_a_spool_rese
     proto_result_free(&first);
     s_expect(PROTO_REQUEST, 5000, &m);
     proto_msg_free(&m);
-    kill(E.pid, SIGTERM);
-    s_expect(PROTO_BYE, 5000, &m);
-    proto_msg_free(&m);
-    CHECK_EQ_INT(s_wait_exit(5000), 0);
-    char path[300];
-    snprintf(path, sizeof path, "%s/spool.dat", E.dir);
+    s_sigterm_bye();
     struct stat st;
-    CHECK(stat(path, &st) == 0 && st.st_size == 0);
+    CHECK(stat(s_state_path("spool.dat"), &st) == 0 && st.st_size == 0);
     s_teardown();
 }
 
 static void a_killed_worker_resends_its_spool_with_the_original_numbers(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_expect(PROTO_REQUEST, 5000, &m);
-    proto_msg_free(&m);
     /* 3 pairs with batches of one pair: batches 0, 1, 2 */
     s_task(700, 3, PROTO_KIND_SPRT);
     proto_result_t first;
     memset(&first, 0, sizeof first);
     s_collect(700, 3, PROTO_KIND_SPRT, false, 60000, &first);
-    kill(E.pid, SIGKILL);
-    CHECK(s_wait_exit(5000) >= 128);
-    s_start(NULL);
-    s_register(&m);
-    proto_msg_free(&m);
+    s_sigkill();
+    s_restart();
     /* the unacknowledged batches in their original order, before any REQUEST */
     int64_t pairs_seen = 0, expect_batch = 0;
     bool last = false;
@@ -555,14 +593,9 @@ static void a_killed_worker_resends_its_spool_with_the_original_numbers(void)
     proto_result_free(&first);
     s_expect(PROTO_REQUEST, 5000, &m);
     proto_msg_free(&m);
-    kill(E.pid, SIGTERM);
-    s_expect(PROTO_BYE, 5000, &m);
-    proto_msg_free(&m);
-    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    s_sigterm_bye();
     /* all acknowledged: after the next WELCOME the first message is a REQUEST */
-    s_start(NULL);
-    s_register(&m);
-    proto_msg_free(&m);
+    s_restart();
     s_expect(PROTO_REQUEST, 5000, &m);
     proto_msg_free(&m);
     s_teardown();
@@ -571,12 +604,8 @@ static void a_killed_worker_resends_its_spool_with_the_original_numbers(void)
 static void sigterm_lets_running_games_finish_and_sends_their_results_before_bye(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_expect(PROTO_REQUEST, 5000, &m);
-    proto_msg_free(&m);
     /* 1 pair on 2 threads: both games run at once; 20 more pairs queued */
     s_task_nodes(600, 21, PROTO_KIND_SPRT, 3000);
     usleep(300000);
@@ -599,9 +628,8 @@ static void sigterm_lets_running_games_finish_and_sends_their_results_before_bye
     CHECK(pairs >= 1 && pairs < 21);
     CHECK_EQ_INT(s_wait_exit(5000), 0);
     /* no half-played pair: a pair's second game was played too */
-    char path[300], line[1024];
-    snprintf(path, sizeof path, "%s/worker.log", E.dir);
-    FILE *f = fopen(path, "r");
+    char line[1024];
+    FILE *f = fopen(s_state_path("worker.log"), "r");
     CHECK(f != NULL);
     long long st_pairs = -1, st_games = -1;
     while (fgets(line, sizeof line, f)) {
@@ -618,41 +646,23 @@ static void sigterm_lets_running_games_finish_and_sends_their_results_before_bye
 static void auth_failure_exits_with_status_three(void)
 {
     s_setup();
-    s_start(NULL);
-    proto_msg_t m;
-    s_expect(PROTO_HELLO, 20000, &m);
-    proto_msg_free(&m);
-    s_error(PROTO_AUTH_FAILED, PROTO_HELLO, -1, -1);
-    CHECK_EQ_INT(s_wait_exit(5000), 3);
-    s_start(NULL);
-    s_expect(PROTO_HELLO, 20000, &m);
-    proto_msg_free(&m);
-    s_error(PROTO_TOKEN_REVOKED, PROTO_HELLO, -1, -1);
-    CHECK_EQ_INT(s_wait_exit(5000), 3);
+    CHECK_EQ_INT(s_refused_at_hello(PROTO_AUTH_FAILED), 3);
+    CHECK_EQ_INT(s_refused_at_hello(PROTO_TOKEN_REVOKED), 3);
     s_teardown();
 }
 
 static void a_signature_mismatch_exits_with_status_four(void)
 {
     s_setup();
-    s_start(NULL);
-    proto_msg_t m;
-    s_expect(PROTO_HELLO, 20000, &m);
-    proto_msg_free(&m);
-    s_error(PROTO_SIGNATURE_MISMATCH, PROTO_HELLO, -1, -1);
-    CHECK_EQ_INT(s_wait_exit(5000), 4);
+    CHECK_EQ_INT(s_refused_at_hello(PROTO_SIGNATURE_MISMATCH), 4);
     s_teardown();
 }
 
 static void unknown_worker_makes_it_say_hello_again_on_the_same_socket(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_expect(PROTO_REQUEST, 5000, &m);
-    proto_msg_free(&m);
     char id[256];
     size_t len = E.id_len;
     memcpy(id, E.id, len);
@@ -669,12 +679,8 @@ static void unknown_worker_makes_it_say_hello_again_on_the_same_socket(void)
 static void an_expired_lease_drops_the_batch_and_internal_resends_after_backoff(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_expect(PROTO_REQUEST, 5000, &m);
-    proto_msg_free(&m);
     s_task(500, 1, PROTO_KIND_SPRT);
     s_expect_result(60000, &m);
     int64_t batch = m.u.result.batch;
@@ -697,11 +703,8 @@ static void an_expired_lease_drops_the_batch_and_internal_resends_after_backoff(
     /* LEASE_EXPIRED: dropped from the spool, never resent */
     s_error(PROTO_LEASE_EXPIRED, PROTO_RESULT, 500, batch);
     usleep(300000);
-    kill(E.pid, SIGKILL);
-    CHECK(s_wait_exit(5000) >= 128);
-    s_start(NULL);
-    s_register(&m);
-    proto_msg_free(&m);
+    s_sigkill();
+    s_restart();
     s_expect(PROTO_REQUEST, 5000, &m);
     proto_msg_free(&m);
     s_teardown();
@@ -710,27 +713,18 @@ static void an_expired_lease_drops_the_batch_and_internal_resends_after_backoff(
 static void a_malformed_result_verdict_quarantines_the_batch(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_expect(PROTO_REQUEST, 5000, &m);
-    proto_msg_free(&m);
     s_task(400, 1, PROTO_KIND_SPRT);
     s_expect_result(60000, &m);
     int64_t batch = m.u.result.batch;
     proto_msg_free(&m);
     s_error(PROTO_INCONSISTENT_RESULT, PROTO_RESULT, 400, batch);
     usleep(300000);
-    kill(E.pid, SIGKILL);
-    CHECK(s_wait_exit(5000) >= 128);
-    char path[300];
-    snprintf(path, sizeof path, "%s/spool.bad", E.dir);
+    s_sigkill();
     struct stat st;
-    CHECK(stat(path, &st) == 0 && st.st_size > 0);
-    s_start(NULL);
-    s_register(&m);
-    proto_msg_free(&m);
+    CHECK(stat(s_state_path("spool.bad"), &st) == 0 && st.st_size > 0);
+    s_restart();
     s_expect(PROTO_REQUEST, 5000, &m);  /* not resent */
     proto_msg_free(&m);
     s_teardown();
@@ -740,11 +734,8 @@ static void a_malformed_result_verdict_quarantines_the_batch(void)
 static void too_big_splits_the_batch_into_new_numbers_and_drops_the_old(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_next_request();
     s_task(300, 4, PROTO_KIND_SPRT);
     /* the first batch; ask for a split */
     s_expect_result(60000, &m);
@@ -777,11 +768,8 @@ static void too_big_splits_the_batch_into_new_numbers_and_drops_the_old(void)
     }
     /* after a SIGKILL and restart the refused batch is not resent */
     usleep(300000);
-    kill(E.pid, SIGKILL);
-    CHECK(s_wait_exit(5000) >= 128);
-    s_start(NULL);
-    s_register(&m);
-    proto_msg_free(&m);
+    s_sigkill();
+    s_restart();
     for (;;) {
         proto_type_t t = s_recv(3000, &m);
         if (t == PROTO_NONE || t == PROTO_REQUEST) {
@@ -799,11 +787,8 @@ static void too_big_splits_the_batch_into_new_numbers_and_drops_the_old(void)
 static void a_bye_from_the_coordinator_is_a_lost_connection(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_next_request();
     char id[256];
     size_t len = E.id_len;
     memcpy(id, E.id, len);
@@ -829,14 +814,7 @@ static void curve_encryption_carries_the_session_when_a_server_key_is_given(void
     zmq_close(E.router);
     char pub[41], sec[41];
     CHECK_EQ_INT(zmq_curve_keypair(pub, sec), 0);
-    E.router = zmq_socket(E.ctx, ZMQ_ROUTER);
-    int one = 1, linger = 0;
-    zmq_setsockopt(E.router, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_setsockopt(E.router, ZMQ_CURVE_SERVER, &one, sizeof one);
-    zmq_setsockopt(E.router, ZMQ_CURVE_SECRETKEY, sec, 41);
-    CHECK_EQ_INT(zmq_bind(E.router, "tcp://127.0.0.1:*"), 0);
-    size_t n = sizeof E.endpoint;
-    zmq_getsockopt(E.router, ZMQ_LAST_ENDPOINT, E.endpoint, &n);
+    s_bind(sec);
     const char *extra[] = { "--server-key", pub, NULL };
     s_start(extra);
     proto_msg_t m;
@@ -845,15 +823,10 @@ static void curve_encryption_carries_the_session_when_a_server_key_is_given(void
     proto_msg_free(&m);
     s_next_request();
     /* the worker's own key pair was made once, private to its owner */
-    char path[300];
-    snprintf(path, sizeof path, "%s/curve.key", E.dir);
     struct stat st;
-    CHECK(stat(path, &st) == 0);
+    CHECK(stat(s_state_path("curve.key"), &st) == 0);
     CHECK_EQ_INT(st.st_mode & 0777, 0600);
-    kill(E.pid, SIGTERM);
-    s_expect(PROTO_BYE, 5000, &m);
-    proto_msg_free(&m);
-    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    s_sigterm_bye();
     /* with a wrong server key no HELLO gets through */
     char pub2[41], sec2[41];
     zmq_curve_keypair(pub2, sec2);
@@ -867,15 +840,10 @@ static void pgn_of_a_finished_task_waits_in_the_state_folder_while_the_server_is
 {
     s_setup();
     const char *extra[] = { "--http-base", "http://127.0.0.1:9", NULL };
-    s_start(extra);
-    proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_next_request();
+    s_start_session(extra);
     s_task(210, 2, PROTO_KIND_SPRT);
     s_collect(210, 2, PROTO_KIND_SPRT, true, 60000, NULL);
-    char path[300];
-    snprintf(path, sizeof path, "%s/pgn/task-210.pgn.gz", E.dir);
+    const char *path = s_state_path("pgn/task-210.pgn.gz");
     struct stat st;
     bool there = false;
     for (int i = 0; i < 100 && !there; i++) {
@@ -911,14 +879,11 @@ static void nothing_is_sent_that_could_not_be_spooled(void)
         s_teardown();
         return;
     }
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_next_request();
     /* fill the disk (the worker has its files open already) */
     char filler[300];
-    snprintf(filler, sizeof filler, "%s/filler", E.dir);
+    snprintf(filler, sizeof filler, "%s", s_state_path("filler"));
     FILE *f = fopen(filler, "wb");
     CHECK(f != NULL);
     static char block[4096];
@@ -937,10 +902,8 @@ static void nothing_is_sent_that_could_not_be_spooled(void)
     s_expect_result(10000, &m);
     CHECK_EQ_INT(m.u.result.task_id, 220);
     proto_msg_free(&m);
-    char path[300];
-    snprintf(path, sizeof path, "%s/spool.dat", E.dir);
     struct stat st;
-    CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    CHECK(stat(s_state_path("spool.dat"), &st) == 0 && st.st_size > 0);
     kill(E.pid, SIGKILL);
     s_wait_exit(5000);
     s_teardown();
@@ -949,11 +912,8 @@ static void nothing_is_sent_that_could_not_be_spooled(void)
 static void a_second_signal_abandons_running_games_at_once(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_next_request();
     /* long games: 50000 nodes a move, 40 plies: seconds per game */
     s_task_nodes(230, 4, PROTO_KIND_SPRT, 50000);
     /* while it plays, its heartbeats name the task */
@@ -985,11 +945,8 @@ static void a_second_signal_abandons_running_games_at_once(void)
 static void a_task_the_engine_cannot_play_is_refused_and_the_next_request_waits(void)
 {
     s_setup();
-    s_start(NULL);
+    s_start_session(NULL);
     proto_msg_t m;
-    s_register(&m);
-    proto_msg_free(&m);
-    s_next_request();
     proto_msg_t tm = { .type = PROTO_TASK };
     proto_task_t *t = &tm.u.task;
     t->task_id = 240;
@@ -1024,12 +981,7 @@ static void a_task_the_engine_cannot_play_is_refused_and_the_next_request_waits(
 static void a_protocol_version_mismatch_exits_with_status_five(void)
 {
     s_setup();
-    s_start(NULL);
-    proto_msg_t m;
-    s_expect(PROTO_HELLO, 20000, &m);
-    proto_msg_free(&m);
-    s_error(PROTO_BAD_VERSION, PROTO_HELLO, -1, -1);
-    CHECK_EQ_INT(s_wait_exit(5000), 5);
+    CHECK_EQ_INT(s_refused_at_hello(PROTO_BAD_VERSION), 5);
     s_teardown();
 }
 
