@@ -237,12 +237,14 @@ typedef struct {
 
 /* Stores a batch of pairs of one run in one statement (one round trip, one
  * transaction that also updates the runs' and the workers' counters),
- * committed before it returns. Each pair number is stored once: new_p[i]
- * (caller array of n, may be NULL) is true for pairs stored now and false for
- * pairs already there (a replay: acknowledge again, counted once). *n_new
- * (may be NULL) gets how many were new. A pair number twice in one batch or a
- * pair whose score disagrees with its results is CAPA_EINVAL and nothing is
- * stored. Pairs of a flagged worker are stored excluded. n may be 0. */
+ * committed before it returns. Each pair number is counted once: new_p[i]
+ * (caller array of n, may be NULL) is true for pairs stored and counted now
+ * and false for pairs already there (a replay: acknowledge again, counted
+ * once). *n_new (may be NULL) gets how many were new. A pair number twice in
+ * one batch or a pair whose score disagrees with its results is CAPA_EINVAL
+ * and nothing is stored. Pairs of a flagged worker are stored excluded, once
+ * per worker and number: never new, and they leave the number free (it is
+ * still to be played). n may be 0. */
 int store_insert_pairs(store_t *store, int64_t run_id, const store_pair_t *pairs, size_t n,
                        bool *new_p, size_t *n_new);
 
@@ -267,8 +269,9 @@ typedef struct {
 
 int store_insert_batches(store_t *store, store_batch_t *batches, size_t n);
 
-/* The run's stored pair numbers as sorted disjoint ranges (task_id 0), to
- * rebuild the scheduler's pool after a restart. Heap array, free(). */
+/* The run's stored, counted (non-excluded) pair numbers as sorted disjoint
+ * ranges (task_id 0), to rebuild the scheduler's pool after a restart or a
+ * flag. Heap array, free(). */
 int store_pairs_stored(store_t *store, int64_t run_id, store_range_t **ranges_p,
                        size_t *n_out);
 /* The run's counters (cheap: one row). */
@@ -295,11 +298,17 @@ typedef struct {
     int verified;                        /* -1 never checked, 0 mismatch, 1 reproduced */
 } store_pair_row_t;
 
-/* Pairs of a run with pair_no >= from, in order, at most limit (0 = 1000).
- * Moves are not returned. Heap array, free(). */
+/* Pairs of a run with pair_no >= from, in order, for at most limit (0 =
+ * 1000) pair numbers: every row of each, the counted one first, then the
+ * excluded ones in the order they were excluded. So the next page starts at
+ * the last pair_no + 1, and may hold more than limit rows. Moves are not
+ * returned. Heap array, free(). */
 int store_pairs_list(store_t *store, int64_t run_id, int64_t from, size_t limit,
                      store_pair_row_t **rows_p, size_t *n_out);
-/* Records a verification replay of one pair by another worker. */
+/* Records a verification replay of one pair by another worker: on the
+ * number's counted pair, or, if there is none, on the one excluded last (its
+ * worker was flagged while the verdict was on its way to the store; the
+ * coordinator records no verdicts on pairs of workers flagged before). */
 int store_pair_set_verified(store_t *store, int64_t run_id, int64_t pair_no, bool reproduced,
                             const char *by_worker);
 
@@ -369,8 +378,10 @@ int store_worker_get(store_t *store, const char *id, store_worker_t *out);
 /* Updates last_seen. */
 int store_worker_seen(store_t *store, const char *id);
 /* Flags a worker whose games do not reproduce: its stored pairs become
- * excluded (the runs' counters drop them) and later ones are stored
- * excluded. *n_excluded (may be NULL) gets how many pairs were excluded now. */
+ * excluded (kept, with excluded_at; the runs' counters drop them; their pair
+ * numbers are no longer stored, see store_pairs_stored) and later ones are
+ * stored excluded. *n_excluded (may be NULL) gets how many pairs were
+ * excluded now. */
 int store_worker_flag(store_t *store, const char *id, const char *reason, size_t *n_excluded);
 /* Workers, most recently seen first; contributor_id 0 = all. Heap array; free
  * with store_worker_list_free. */

@@ -99,7 +99,9 @@ enum {
  * (run, pair number), so concurrent statements take their index locks in
  * the same order (no deadlock), and then in array order, so when a pair
  * number comes twice the first one is stored and the second is a duplicate,
- * as if the batches went one by one. */
+ * as if the batches went one by one. A flagged worker's pairs go in excluded:
+ * in their worker's slot of the key (sql/002), not the pair number's counted
+ * slot, so they are stored (once) but neither counted nor returned as new. */
 static const char *const s_insert_sql =
     "WITH u AS ("
     " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],"
@@ -111,12 +113,13 @@ static const char *const s_insert_sql =
     " ins AS ("
     " INSERT INTO pairs (run_id, pair_no, task_id, worker_id, fen, fen2, imbalance,"
     "  result1, result2, b_white1, b_white2, end1, end2, plies1, plies2, moves1, moves2,"
-    "  score, cpu_ms, excluded)"
+    "  score, cpu_ms, excluded, excluded_at)"
     " SELECT u.run_id, u.pair_no, u.task_id, u.worker_id, u.fen, u.fen2, u.imbalance,"
     "  u.result1, u.result2, u.b_white1, u.b_white2, u.end1, u.end2, u.plies1, u.plies2,"
-    "  u.moves1, u.moves2, u.score, u.cpu_ms, coalesce(w.flagged, false)"
+    "  u.moves1, u.moves2, u.score, u.cpu_ms, coalesce(w.flagged, false),"
+    "  CASE WHEN w.flagged THEN now() END"
     " FROM u LEFT JOIN workers w ON w.id = u.worker_id ORDER BY u.run_id, u.pair_no, u.ord"
-    " ON CONFLICT (run_id, pair_no) DO NOTHING"
+    " ON CONFLICT (run_id, pair_no, slot) DO NOTHING"
     " RETURNING run_id, pair_no, worker_id, score, result1, result2, b_white1, b_white2,"
     "  excluded, cpu_ms),"
     " delta AS (SELECT run_id," COUNTER_DELTAS " FROM ins GROUP BY run_id),"
@@ -132,19 +135,25 @@ static const char *const s_insert_sql =
     " FROM (SELECT worker_id, count(*) AS n, sum(cpu_ms) AS cpu FROM ins"
     "  WHERE worker_id IS NOT NULL GROUP BY worker_id) s"
     " WHERE w.id = s.worker_id RETURNING w.id)"
-    " SELECT run_id, pair_no FROM ins";
+    " SELECT run_id, pair_no, worker_id FROM ins WHERE NOT excluded";
 
 #define INSERT_NAME "capa_insert_pairs"
 
-static int s_cmp_i64(const void *a, const void *b)
+/* A pair number of a batch and where it sits in the batch. */
+typedef struct {
+    int64_t no;
+    size_t idx;
+} s_key_t;
+
+static int s_cmp_key(const void *a, const void *b)
 {
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    int64_t x = ((const s_key_t *) a)->no, y = ((const s_key_t *) b)->no;
     return (x > y) - (x < y);
 }
 
 /* Checks a batch before it goes to the server: clear messages for the
  * mistakes a caller can make, the schema's CHECKs guard the rest. */
-static int s_check_batch(store_t *store, const store_pair_t *pairs, size_t n, int64_t *sorted)
+static int s_check_batch(store_t *store, const store_pair_t *pairs, size_t n, s_key_t *sorted)
 {
     for (size_t i = 0; i < n; i++) {
         const store_pair_t *p = &pairs[i];
@@ -168,20 +177,19 @@ static int s_check_batch(store_t *store, const store_pair_t *pairs, size_t n, in
             return store_fail(store, CAPA_EINVAL,
                               "pair %lld: score %d does not follow from the games (%d)",
                               (long long) p->pair_no, p->score, b_half);
-        sorted[i] = p->pair_no;
+        sorted[i] = (s_key_t) { .no = p->pair_no, .idx = i };
     }
-    qsort(sorted, n, sizeof *sorted, s_cmp_i64);
+    qsort(sorted, n, sizeof *sorted, s_cmp_key);
     for (size_t i = 1; i < n; i++)
-        if (sorted[i] == sorted[i - 1])
+        if (sorted[i].no == sorted[i - 1].no)
             return store_fail(store, CAPA_EINVAL, "pair %lld appears twice in one batch",
-                              (long long) sorted[i]);
+                              (long long) sorted[i].no);
     return 0;
 }
 
 /* A batch's bookkeeping while it is stored. */
 typedef struct {
-    int64_t *sorted;     /* its pair numbers, sorted */
-    bool *fresh;         /* fresh[j]: sorted[j] was stored now */
+    s_key_t *sorted;     /* its pair numbers, sorted */
     bool ready;          /* checked: goes to the server */
 } s_prep_t;
 
@@ -244,30 +252,30 @@ static int s_store_ready(store_t *store, store_batch_t *b, s_prep_t *pp, size_t 
         free(a[k].s);
     if (rc < 0)
         return rc;
-    /* Each stored (run, pair) belongs to the first ready batch that has it. */
+    /* Each newly counted pair belongs to the first ready batch with its
+     * number and its worker (a flagged worker's batch with the same number,
+     * earlier in the statement, stored its pair excluded: not new). */
     for (int r = 0; r < PQntuples(res); r++) {
-        int64_t run = store_get_i64(res, r, 0), no = store_get_i64(res, r, 1);
+        s_key_t key = { .no = store_get_i64(res, r, 1) };
+        int64_t run = store_get_i64(res, r, 0);
+        bool no_worker = PQgetisnull(res, r, 2);
+        const char *worker = PQgetvalue(res, r, 2);
         for (size_t i = 0; i < n; i++) {
             if (!pp[i].ready || b[i].run_id != run)
                 continue;
-            int64_t *hit = bsearch(&no, pp[i].sorted, b[i].n, sizeof no, s_cmp_i64);
-            if (hit) {
-                pp[i].fresh[hit - pp[i].sorted] = true;
-                b[i].n_new++;
-                break;
-            }
+            s_key_t *hit = bsearch(&key, pp[i].sorted, b[i].n, sizeof key, s_cmp_key);
+            if (!hit)
+                continue;
+            const char *w = b[i].pairs[hit->idx].worker_id;
+            if (no_worker ? w != NULL : (!w || strcmp(w, worker) != 0))
+                continue;
+            if (b[i].new_p)
+                b[i].new_p[hit->idx] = true;
+            b[i].n_new++;
+            break;
         }
     }
     PQclear(res);
-    for (size_t i = 0; i < n; i++) {
-        if (!pp[i].ready || !b[i].new_p)
-            continue;
-        for (size_t j = 0; j < b[i].n; j++) {
-            int64_t *hit = bsearch(&b[i].pairs[j].pair_no, pp[i].sorted, b[i].n, sizeof *hit,
-                                   s_cmp_i64);
-            b[i].new_p[j] = hit && pp[i].fresh[hit - pp[i].sorted];
-        }
-    }
     return 0;
 }
 
@@ -291,8 +299,7 @@ int store_insert_batches(store_t *store, store_batch_t *batches, size_t n)
         if (b->n == 0)
             continue;
         pp[i].sorted = malloc(b->n * sizeof *pp[i].sorted);
-        pp[i].fresh = calloc(b->n, sizeof *pp[i].fresh);
-        if (!pp[i].sorted || !pp[i].fresh)
+        if (!pp[i].sorted)
             b->rc = store_fail(store, CAPA_ENOMEM, "out of memory for %zu pairs", b->n);
         else
             b->rc = s_check_batch(store, b->pairs, b->n, pp[i].sorted);
@@ -327,7 +334,6 @@ int store_insert_batches(store_t *store, store_batch_t *batches, size_t n)
     }
     for (size_t i = 0; i < n; i++) {
         free(pp[i].sorted);
-        free(pp[i].fresh);
         if (batches[i].rc < 0 && rc == 0)
             rc = batches[i].rc;
     }
@@ -357,7 +363,7 @@ int store_pairs_stored(store_t *store, int64_t run_id, store_range_t **ranges_p,
     int rc = store_exec(store, "stored pairs",
                         "SELECT 0, $1::bigint, min(pair_no), max(pair_no) FROM ("
                         " SELECT pair_no, pair_no - row_number() OVER (ORDER BY pair_no) AS grp"
-                        " FROM pairs WHERE run_id = $1::bigint) s"
+                        " FROM pairs WHERE run_id = $1::bigint AND NOT excluded) s"
                         " GROUP BY grp ORDER BY min(pair_no)",
                         1, params, &res);
     if (rc < 0)
@@ -417,13 +423,17 @@ int store_pairs_list(store_t *store, int64_t run_id, int64_t from, size_t limit,
     const char *params[] = { store_i64(rb, run_id), store_i64(fb, from),
                              store_i64(lb, limit ? (int64_t) limit : 1000) };
     PGresult *res;
+    /* The first limit pair numbers from "from", with all their rows. */
     int rc = store_exec(store, "list pairs",
                         "SELECT pair_no, task_id, worker_id, fen, fen2, imbalance, result1,"
                         " result2, b_white1, b_white2, end1, end2, plies1, plies2, score, cpu_ms,"
                         " epoch_ms(stored_at), excluded,"
                         " CASE WHEN verified IS NULL THEN -1 WHEN verified THEN 1 ELSE 0 END"
                         " FROM pairs WHERE run_id = $1::bigint AND pair_no >= $2::bigint"
-                        " ORDER BY pair_no LIMIT $3::bigint",
+                        " AND pair_no <= (SELECT max(pair_no) FROM (SELECT DISTINCT pair_no"
+                        "  FROM pairs WHERE run_id = $1::bigint AND pair_no >= $2::bigint"
+                        "  ORDER BY pair_no LIMIT $3::bigint) s)"
+                        " ORDER BY pair_no, excluded, excluded_at, worker_id",
                         3, params, &res);
     if (rc < 0)
         return rc;
@@ -470,10 +480,16 @@ int store_pair_set_verified(store_t *store, int64_t run_id, int64_t pair_no, boo
     const char *params[] = { store_i64(rb, run_id), store_i64(pb, pair_no), reproduced ? "t" : "f",
                              by_worker };
     PGresult *res;
+    /* The pair number's counted pair; if its worker was flagged since, its
+     * pair is the one excluded last (no other has been counted yet). */
     int rc = store_exec(store, "verify pair",
-                        "UPDATE pairs SET verified = $3::boolean, verified_by = $4,"
+                        "UPDATE pairs p SET verified = $3::boolean, verified_by = $4,"
                         " verified_at = now()"
-                        " WHERE run_id = $1::bigint AND pair_no = $2::bigint RETURNING pair_no",
+                        " FROM (SELECT slot FROM pairs WHERE run_id = $1::bigint"
+                        "  AND pair_no = $2::bigint"
+                        "  ORDER BY excluded, excluded_at DESC LIMIT 1) t"
+                        " WHERE p.run_id = $1::bigint AND p.pair_no = $2::bigint"
+                        " AND p.slot = t.slot RETURNING p.pair_no",
                         4, params, &res);
     if (rc < 0)
         return rc;

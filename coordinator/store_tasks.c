@@ -7,12 +7,14 @@
 #include <string.h>
 
 /* The unstored pair numbers of the tasks in CTE "ended" (columns id, run_id,
- * first_pair, last_pair), grouped into ranges (gaps and islands). */
+ * first_pair, last_pair), grouped into ranges (gaps and islands). An
+ * excluded pair does not count as stored: its number is played again. */
 #define UNSTORED_RANGES                                                                  \
     " , missing AS ("                                                                    \
     "  SELECT e.id, e.run_id, g.n FROM ended e"                                          \
     "  CROSS JOIN LATERAL generate_series(e.first_pair, e.last_pair) AS g(n)"             \
-    "  WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.run_id = e.run_id AND p.pair_no = g.n))" \
+    "  WHERE NOT EXISTS (SELECT 1 FROM pairs p"                                          \
+    "   WHERE p.run_id = e.run_id AND p.pair_no = g.n AND NOT p.excluded))"              \
     " SELECT id, run_id, min(n), max(n) FROM ("                                          \
     "  SELECT id, run_id, n, n - row_number() OVER (PARTITION BY id ORDER BY n) AS grp"  \
     "  FROM missing) s"                                                                  \

@@ -119,12 +119,13 @@ int store_worker_flag(store_t *store, const char *id, const char *reason, size_t
     const char *params[] = { id, reason };
     PGresult *res;
     /* One statement: flag, exclude the stored pairs, take them out of the
-     * runs' counters (cpu_ms stays: the CPU was spent). */
+     * runs' counters (cpu_ms stays: the CPU was spent). Excluded, a pair
+     * moves to its worker's slot of the key (sql/002): its number is free. */
     int rc = store_exec(
         store, "flag worker",
         "WITH f AS (UPDATE workers SET flagged = true, flag_reason = $2,"
         "  flagged_at = coalesce(flagged_at, now()) WHERE id = $1 RETURNING id),"
-        " ex AS (UPDATE pairs p SET excluded = true FROM f"
+        " ex AS (UPDATE pairs p SET excluded = true, excluded_at = now() FROM f"
         "  WHERE p.worker_id = f.id AND NOT p.excluded"
         "  RETURNING p.run_id, p.score, p.result1, p.result2, p.b_white1, p.b_white2,"
         "   false AS excluded, 0::bigint AS cpu_ms),"

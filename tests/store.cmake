@@ -13,6 +13,8 @@ set(store_cases
   a_bad_batch_stores_nothing
   batches_share_a_commit_and_a_bad_one_spoils_nothing
   totals_equal_a_recount_of_the_pairs
+  an_excluded_pair_gives_its_number_back_and_stays_kept
+  excluded_pairs_of_an_older_database_free_their_numbers
   racing_stores_count_each_pair_once
   stored_pairs_come_back_as_ranges
   imbalance_games_are_counted_from_the_side_under_test

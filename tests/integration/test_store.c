@@ -429,11 +429,19 @@ static void totals_equal_a_recount_of_the_pairs(void)
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
     CHECK_EQ_INT(kept.pairs + (int64_t) excluded, s_scalar(s_conninfo, sql));
-    /* Later pairs of the flagged worker are stored, excluded. */
+    /* Later pairs of the flagged worker are stored, excluded: never new
+     * (they count for nothing), and stored once however often they come. */
     store_pair_t late = s_pair(99999, "w-bad");
     size_t n_new;
-    CHECK(store_insert_pairs(st, run, &late, 1, NULL, &n_new) == 0);
-    CHECK_EQ_INT(n_new, 1);
+    for (int i = 0; i < 2; i++) {
+        CHECK(store_insert_pairs(st, run, &late, 1, NULL, &n_new) == 0);
+        CHECK_EQ_INT(n_new, 0);
+    }
+    char late_sql[256];
+    snprintf(late_sql, sizeof late_sql, "SELECT count(*) FROM pairs WHERE run_id = %lld"
+             " AND pair_no = 99999 AND worker_id = 'w-bad' AND excluded AND excluded_at IS NOT NULL",
+             (long long) run);
+    CHECK_EQ_INT(s_scalar(s_conninfo, late_sql), 1);
     store_totals_t after;
     CHECK(store_run_totals(st, run, &after) == 0);
     CHECK_EQ_INT(after.pairs, kept.pairs);
@@ -445,6 +453,196 @@ static void totals_equal_a_recount_of_the_pairs(void)
     CHECK_EQ_STR(w.flag_reason, "games do not reproduce");
     free(w.host_info);
     store_destroy(&st);
+}
+
+/* A flagged worker's pairs stay stored, excluded, but give their numbers
+ * back: the stored set, a lease's unstored pairs and the counters drop them;
+ * another worker's replay of the number counts (once) beside them; the
+ * flagged worker's resends are stored once and never new. */
+static void an_excluded_pair_gives_its_number_back_and_stays_kept(void)
+{
+    store_t *st = s_store();
+    int64_t c = s_contributor(st, "excluded owner");
+    s_worker(st, "x-liar", c);
+    s_worker(st, "x-honest", c);
+    s_worker(st, "x-judge", c);
+    int64_t run = s_run(st, STORE_RUN_SPRT, 10);
+    int64_t task = 0;
+    CHECK(store_task_create(st, run, "x-liar", 0, 4, 3600 * 1000, &task) == 0);
+    store_pair_t lie[5], good[10];
+    for (int i = 0; i < 5; i++) {
+        lie[i] = s_pair(i, "x-liar");
+        lie[i].task_id = task;
+        /* B won both games, always. */
+        lie[i].result[0] = 0;
+        lie[i].result[1] = 2;
+        lie[i].score = 4;
+    }
+    for (int i = 0; i < 10; i++)
+        good[i] = s_pair(i, "x-honest");
+    size_t n_new = 0;
+    CHECK(store_insert_pairs(st, run, lie, 5, NULL, &n_new) == 0);
+    CHECK_EQ_INT(n_new, 5);
+    CHECK(store_insert_pairs(st, run, good + 5, 5, NULL, &n_new) == 0);
+    CHECK_EQ_INT(n_new, 5);
+    store_range_t *r;
+    size_t n;
+    CHECK(store_task_unstored(st, task, &r, &n) == 0);
+    CHECK_EQ_INT(n, 0);
+    free(r);
+
+    size_t excluded = 0;
+    CHECK(store_worker_flag(st, "x-liar", "games do not reproduce", &excluded) == 0);
+    CHECK_EQ_INT(excluded, 5);
+    /* Numbers 0..4 are free again: for the pool and for the liar's lease. */
+    CHECK(store_pairs_stored(st, run, &r, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(r[0].first, 5);
+    CHECK_EQ_INT(r[0].last, 9);
+    free(r);
+    CHECK(store_task_unstored(st, task, &r, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(r[0].first, 0);
+    CHECK_EQ_INT(r[0].last, 4);
+    free(r);
+    store_totals_t kept, recount;
+    CHECK(store_run_totals(st, run, &kept) == 0);
+    CHECK_EQ_INT(kept.pairs, 5);
+    CHECK(store_run_recount(st, run, &recount) == 0);
+    s_check_totals_equal(&kept, &recount);
+    /* A replay judged while only the excluded pair holds number 4 is the
+     * excluded pair's. */
+    CHECK(store_pair_set_verified(st, run, 4, false, "x-judge") == 0);
+
+    /* One statement: the liar resends (first), the honest worker replays
+     * 0..4. Only the replays are new, and they are attributed right. */
+    bool liar_new[5], good_new[5];
+    store_batch_t b[2] = {
+        { .run_id = run, .pairs = lie, .n = 5, .new_p = liar_new },
+        { .run_id = run, .pairs = good, .n = 5, .new_p = good_new },
+    };
+    CHECK_MSG(store_insert_batches(st, b, 2) == 0, "%s", store_last_error(st));
+    CHECK_EQ_INT(b[0].n_new, 0);
+    CHECK_EQ_INT(b[1].n_new, 5);
+    for (int i = 0; i < 5; i++)
+        CHECK(!liar_new[i] && good_new[i]);
+    /* And again: all duplicates. */
+    CHECK(store_insert_batches(st, b, 2) == 0);
+    CHECK_EQ_INT(b[0].n_new + b[1].n_new, 0);
+
+    /* Exactly the planned pairs count, each once; the lies are kept. */
+    CHECK(store_run_totals(st, run, &kept) == 0);
+    CHECK(store_run_recount(st, run, &recount) == 0);
+    s_check_totals_equal(&kept, &recount);
+    CHECK_EQ_INT(kept.pairs, 10);
+    CHECK_EQ_INT(kept.penta[4], 2);   /* s_pair: B scores 4 on pairs 4 and 9 only */
+    CHECK(store_pairs_stored(st, run, &r, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(r[0].first, 0);
+    CHECK_EQ_INT(r[0].last, 9);
+    free(r);
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(s_scalar(s_conninfo, sql), 15);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND excluded"
+             " AND worker_id = 'x-liar' AND excluded_at IS NOT NULL AND score = 4",
+             (long long) run);
+    CHECK_EQ_INT(s_scalar(s_conninfo, sql), 5);
+    /* Accounting: every pair played once per worker, resends not again. */
+    CHECK_EQ_INT(s_scalar(s_conninfo, "SELECT count(*) FROM workers w JOIN worker_stats_recount s"
+                                      " ON s.worker_id = w.id WHERE w.id LIKE 'x-%'"
+                                      " AND (w.pairs, w.games, w.cpu_ms) = (s.pairs, s.games,"
+                                      " s.cpu_ms)"), 3);
+    store_worker_t w;
+    CHECK(store_worker_get(st, "x-liar", &w) == 0);
+    CHECK_EQ_INT(w.pairs, 5);
+    free(w.host_info);
+
+    /* A page covers whole pair numbers: the counted pair first. */
+    store_pair_row_t *rows;
+    CHECK(store_pairs_list(st, run, 3, 2, &rows, &n) == 0);
+    CHECK_EQ_INT(n, 4);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_EQ_INT(rows[i].pair_no, 3 + (int64_t) i / 2);
+        CHECK_EQ_INT(rows[i].excluded, i % 2 == 1);
+        CHECK_EQ_STR(rows[i].worker_id, i % 2 ? "x-liar" : "x-honest");
+    }
+    /* The verdict on 4 stayed on the liar's pair; a new one goes to the
+     * counted pair. */
+    CHECK_EQ_INT(rows[3].verified, 0);
+    CHECK_EQ_INT(rows[2].verified, -1);
+    free(rows);
+    CHECK(store_pair_set_verified(st, run, 3, true, "x-judge") == 0);
+    CHECK(store_pairs_list(st, run, 3, 1, &rows, &n) == 0);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(rows[0].verified, 1);
+    CHECK_EQ_INT(rows[1].verified, -1);
+    free(rows);
+    store_destroy(&st);
+}
+
+/* A database migrated before sql/002 keeps its excluded pairs through it;
+ * they get when they were excluded and free their numbers. */
+static void excluded_pairs_of_an_older_database_free_their_numbers(void)
+{
+    char ci[512];
+    CHECK(pgtest_create_db("store_002", ci, sizeof ci) == 0);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/store_002_%ld", CAPA_BINARY_DIR, (long) getpid());
+    mkdir(dir, 0755);
+    char one[512], two[512];
+    snprintf(one, sizeof one, "%s/001_init.sql", dir);
+    snprintf(two, sizeof two, "%s/002_excluded_pairs_free_their_numbers.sql", dir);
+    s_copy_file(CAPA_SOURCE_DIR "/sql/001_init.sql", one, NULL);
+    char err[256];
+    store_t *st = NULL;
+    CHECK(store_open(ci, &st, err, sizeof err) == 0);
+    CHECK_MSG(store_migrate(st, dir, NULL) == 0, "%s", store_last_error(st));
+    int64_t c = 0;
+    CHECK(store_contributor_add(st, "old", "0123456789abcdef0123456789abcdef", false, &c) == 0);
+    s_worker(st, "old-liar", c);
+    s_worker(st, "old-honest", c);
+    int64_t run = s_run(st, STORE_RUN_SPRT, 4);
+    /* Pairs 0, 1 of a worker flagged the old way (excluded in place), 2, 3
+     * of another, as 001 stored them. */
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "WITH f AS (UPDATE workers SET flagged = true, flagged_at = now() - interval '1 hour'"
+             "  WHERE id = 'old-liar' RETURNING id),"
+             " i AS (INSERT INTO pairs (run_id, pair_no, worker_id, fen, result1, result2,"
+             "  b_white1, b_white2, end1, end2, plies1, plies2, score, excluded)"
+             "  SELECT %lld, k, CASE WHEN k < 2 THEN 'old-liar' ELSE 'old-honest' END, 'f', 1, 1,"
+             "  false, true, 'draw', 'draw', 10, 10, 2, k < 2 FROM generate_series(0, 3) k"
+             "  RETURNING 1)"
+             " SELECT (SELECT count(*) FROM f) * 10 + (SELECT count(*) FROM i)", (long long) run);
+    CHECK_EQ_INT(s_scalar(ci, sql), 14);
+    s_copy_file(CAPA_SOURCE_DIR "/sql/002_excluded_pairs_free_their_numbers.sql", two, NULL);
+    int applied = 0;
+    CHECK_MSG(store_migrate(st, dir, &applied) == 0, "%s", store_last_error(st));
+    CHECK_EQ_INT(applied, 1);
+    CHECK_EQ_INT(s_scalar(ci, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id"
+                              " WHERE p.excluded AND p.excluded_at = w.flagged_at"
+                              " AND p.slot = 'old-liar'"), 2);
+    CHECK_EQ_INT(s_scalar(ci, "SELECT count(*) FROM pairs WHERE NOT excluded AND slot = ''"
+                              " AND excluded_at IS NULL"), 2);
+    store_range_t *r;
+    size_t n;
+    CHECK(store_pairs_stored(st, run, &r, &n) == 0);
+    CHECK_EQ_INT(n, 1);
+    CHECK_EQ_INT(r[0].first, 2);
+    CHECK_EQ_INT(r[0].last, 3);
+    free(r);
+    size_t n_new = 0;
+    store_pair_t again[2] = { s_pair(0, "old-honest"), s_pair(1, "old-honest") };
+    CHECK(store_insert_pairs(st, run, again, 2, NULL, &n_new) == 0);
+    CHECK_EQ_INT(n_new, 2);
+    store_totals_t t;
+    CHECK(store_run_recount(st, run, &t) == 0);
+    CHECK_EQ_INT(t.pairs, 4);
+    store_destroy(&st);
+    unlink(one);
+    unlink(two);
+    rmdir(dir);
 }
 
 typedef struct {
@@ -1079,6 +1277,8 @@ static const check_case_t CASES[] = {
     CASE(a_bad_batch_stores_nothing),
     CASE(batches_share_a_commit_and_a_bad_one_spoils_nothing),
     CASE(totals_equal_a_recount_of_the_pairs),
+    CASE(an_excluded_pair_gives_its_number_back_and_stays_kept),
+    CASE(excluded_pairs_of_an_older_database_free_their_numbers),
     CASE(racing_stores_count_each_pair_once),
     CASE(stored_pairs_come_back_as_ranges),
     CASE(imbalance_games_are_counted_from_the_side_under_test),
