@@ -176,20 +176,8 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
             LOG(LOG_INFO, "verifying %.3g of the stored pairs by replay on another worker",
                 self->cfg.verify_rate);
     }
-    if (rc == 0 && self->verify) {
-        /* Workers flagged before a restart verify nothing and do not count
-         * as witnesses against others. */
-        store_worker_t *list = NULL;
-        size_t n = 0;
-        if (store_worker_list(self->store, 0, &list, &n) == 0) {
-            for (size_t i = 0; i < n; i++)
-                if (list[i].flagged)
-                    verify_set_flagged(self->verify, list[i].id);
-            store_worker_list_free(&list, n);
-        } else {
-            LOG(LOG_WARN, "cannot read flagged workers: %s", store_last_error(self->store));
-        }
-    }
+    if (rc == 0)
+        coord_flagged_load(self);   /* flagged before a restart: no tasks, no verifying */
     if (rc == 0)
         rc = coord_writer_new(self->cfg.db, &self->writer, err, errlen);
     if (rc == 0)
@@ -247,6 +235,7 @@ void coord_destroy(coord_t **self_p)
     free(self->leases);
     free(self->sessions);
     verify_destroy(&self->verify);
+    free(self->flagged);
     store_destroy(&self->store);
     free(self);
     *self_p = NULL;

@@ -145,6 +145,8 @@ struct coord_s {
     size_t lease_buckets, lease_count;
     coord_run_t *runs;              /* list, oldest first */
     verify_t *verify;               /* replays of sampled pairs (NULL = off) */
+    char (*flagged)[PROTO_ID_MAX];  /* flagged workers (get no tasks), as in the store */
+    size_t nflagged, flagged_cap;
     int64_t next_cron_ms, next_refresh_ms, next_seen_ms, next_outlier_ms;
     uint64_t msgs_in, msgs_bad;
     /* turn statistics since the last stats line */
@@ -189,6 +191,9 @@ int coord_run_get(coord_t *self, int64_t id, coord_run_t **out);
 int coord_runs_refresh(coord_t *self);
 /* SPRT stop, completion and estimates for one run. */
 int coord_run_check(coord_t *self, coord_run_t *run, bool final_estimate);
+/* Rebuilds every active run's pool from the store and the leases (after a
+ * flag freed the numbers of excluded pairs). Finished runs stay finished. */
+void coord_runs_repool(coord_t *self);
 void coord_runs_free(coord_t *self);
 
 /* coord_msg.c: sending */
@@ -205,8 +210,13 @@ void coord_handle(coord_t *self, coord_turn_t *turn, const uint8_t *rid, size_t 
 /* coord_outlier.c: the per-worker outlier test of every active sprt run
  * (verify_outlier.h); flags outliers like a failed replay does. */
 void coord_outliers_check(coord_t *self);
-/* Flags a worker (store, verify state) and rereads every run's counters. */
+/* Flags a worker (store, verify state), rereads every run's counters and
+ * rebuilds the active runs' pools: its excluded pairs are played again. */
 int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason);
+/* Reads the workers flagged before this start (they get no tasks, verify
+ * nothing and do not count as witnesses). */
+void coord_flagged_load(coord_t *self);
+bool coord_worker_is_flagged(const coord_t *self, const char *worker_id);
 
 /* coord_spsa.c */
 /* A fresh perturbation for a new task of an spsa run (owned by the caller). */

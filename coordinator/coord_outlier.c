@@ -1,6 +1,7 @@
 /* coord_outlier.c - flagging workers: the per-worker outlier test of active
- * sprt runs (verify_outlier.h) and the flag itself, shared with replay
- * verification (coord_result.c). */
+ * sprt runs (verify_outlier.h), the flag itself, shared with replay
+ * verification (coord_result.c), and the list of flagged workers, who get no
+ * tasks (coord_request.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,50 @@
 /* Pairs a worker (and the rest of its run) needs before it is tested. */
 #define OUTLIER_MIN_PAIRS 30
 
+bool coord_worker_is_flagged(const coord_t *self, const char *worker_id)
+{
+    for (size_t i = 0; i < self->nflagged; i++)
+        if (strcmp(self->flagged[i], worker_id) == 0)
+            return true;
+    return false;
+}
+
+static void s_flagged_add(coord_t *self, const char *worker_id)
+{
+    if (self->verify)
+        verify_set_flagged(self->verify, worker_id);
+    if (coord_worker_is_flagged(self, worker_id))
+        return;
+    if (self->nflagged == self->flagged_cap) {
+        size_t cap = self->flagged_cap ? 2 * self->flagged_cap : 16;
+        char (*v)[PROTO_ID_MAX] = realloc(self->flagged, cap * sizeof *v);
+        if (!v) {
+            LOG(LOG_ERROR, "out of memory: worker %s may still get tasks (its results are "
+                "excluded all the same)", worker_id);
+            return;
+        }
+        self->flagged = v;
+        self->flagged_cap = cap;
+    }
+    snprintf(self->flagged[self->nflagged++], PROTO_ID_MAX, "%s", worker_id);
+}
+
+void coord_flagged_load(coord_t *self)
+{
+    store_worker_t *list = NULL;
+    size_t n = 0;
+    if (store_worker_list(self->store, 0, &list, &n) < 0) {
+        LOG(LOG_WARN, "cannot read flagged workers: %s", store_last_error(self->store));
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (list[i].flagged)
+            s_flagged_add(self, list[i].id);
+    store_worker_list_free(&list, n);
+    if (self->nflagged)
+        LOG(LOG_INFO, "%zu flagged workers: no tasks for them", self->nflagged);
+}
+
 int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason)
 {
     /* The counters are reread below: nothing of the writer's may be pending. */
@@ -24,13 +69,15 @@ int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason)
         LOG(LOG_ERROR, "cannot flag worker %s: %s", worker_id, store_last_error(self->store));
         return rc;
     }
-    if (self->verify)
-        verify_set_flagged(self->verify, worker_id);
-    LOG(LOG_WARN, "worker %s flagged: %s; %zu pairs excluded", worker_id, reason, n);
+    s_flagged_add(self, worker_id);
+    LOG(LOG_WARN, "worker %s flagged: %s; %zu pairs excluded (active runs play their numbers "
+        "again)", worker_id, reason, n);
     for (coord_run_t *r = self->runs; r; r = r->next)
         if (store_run_totals(self->store, r->id, &r->totals) < 0)
             LOG(LOG_WARN, "run %lld: cannot reread its counters: %s", (long long) r->id,
                 store_last_error(self->store));
+    if (n > 0)
+        coord_runs_repool(self);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /* coord_request.c - the REQUESTs of one loop turn: a run chosen by
  * priority and work in flight, a range of pairs taken from its pool and
  * sized to the worker, all the turn's leases created in one statement, then
- * each TASK sent (for SPSA runs with a fresh perturbation). */
+ * each TASK sent (for SPSA runs with a fresh perturbation). A flagged worker
+ * gets NO_TASK. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,13 @@ void coord_turn_requests(coord_t *self, coord_turn_t *turn)
         coord_item_t *it = &turn->items[i];
         if (it->dropped || it->msg.type != PROTO_REQUEST)
             continue;
+        if (coord_worker_is_flagged(self, it->worker_id)) {
+            /* Its results would be excluded: its pairs are others' to play. */
+            s_no_task(self, it, self->cfg.no_task_retry_ms,
+                      "this worker is flagged: its results are not counted");
+            it->dropped = true;   /* answered */
+            continue;
+        }
         if (self->verify && s_verify_task(self, it)) {
             it->dropped = true;   /* answered */
             continue;

@@ -27,6 +27,21 @@ static int s_b_points(const proto_game_result_t *g)
     return g->white == PROTO_SIDE_B ? white : 2 - white;
 }
 
+/* ACKs a verify task's pair as a duplicate and forgets the task. */
+static void s_verify_ack(coord_t *self, coord_item_t *it, const verify_job_t *job)
+{
+    const proto_result_t *res = &it->msg.u.result;
+    proto_msg_t m = { .type = PROTO_ACK };
+    int64_t dup[1] = { job->pair_no };
+    m.u.ack.task_id = res->task_id;
+    m.u.ack.batch = res->batch;
+    m.u.ack.duplicate = dup;
+    m.u.ack.duplicate_count = 1;
+    coord_send(self, it->rid, it->rid_len, it->req_style, &m);
+    verify_forget(self->verify, res->task_id);
+    it->dropped = true;   /* answered */
+}
+
 /* The RESULT of a verify task (verify.h): compared with the pair's first
  * result, nothing stored but the verdict (by the writer, with wjob), ACKed
  * with the pair as a duplicate at once. A worker that
@@ -49,6 +64,14 @@ static void s_verify_result(coord_t *self, coord_job_t *wjob, coord_item_t *it)
     if (res->pair_count != 1 || res->pairs[0].pair != job->pair_no) {
         ITEM_ERROR(self, it, PROTO_PAIR_OUTSIDE_LEASE, "task %lld is pair %lld only",
                    (long long) res->task_id, (long long) job->pair_no);
+        return;
+    }
+    if (verify_is_flagged(self->verify, job->worker_id)) {
+        /* The pair judged is excluded and its number may be counted for
+         * someone else by now: no verdict, which would land on that pair. */
+        LOG(LOG_DEBUG, "run %lld pair %lld: replay by %s dropped, %s is flagged",
+            (long long) job->run_id, (long long) job->pair_no, it->worker_id, job->worker_id);
+        s_verify_ack(self, it, job);
         return;
     }
     char why[256] = "", guilty[PROTO_ID_MAX] = "";
@@ -82,15 +105,7 @@ static void s_verify_result(coord_t *self, coord_job_t *wjob, coord_item_t *it)
         (void) n; /* a long `why` is cut: the reason is a summary */
         coord_worker_flag(self, guilty, reason);
     }
-    proto_msg_t m = { .type = PROTO_ACK };
-    int64_t dup[1] = { job->pair_no };
-    m.u.ack.task_id = res->task_id;
-    m.u.ack.batch = res->batch;
-    m.u.ack.duplicate = dup;
-    m.u.ack.duplicate_count = 1;
-    coord_send(self, it->rid, it->rid_len, it->req_style, &m);
-    verify_forget(self->verify, res->task_id);
-    it->dropped = true;   /* answered */
+    s_verify_ack(self, it, job);
 }
 
 /* Lease known / owned / unexpired, pairs inside it; builds the rows. */

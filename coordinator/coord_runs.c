@@ -21,18 +21,21 @@ coord_run_t *coord_run_find(coord_t *self, int64_t id)
     return NULL;
 }
 
-/* planned - stored - leased: the pairs to hand out. */
+/* planned - stored (counted) - leased: the pairs to hand out. If the store
+ * cannot be read, the pool stays as it was. */
 static int s_pool_build(coord_t *self, coord_run_t *run)
 {
-    pool_clear(run->pool);
-    run->in_flight = 0;
-    if (pool_add(run->pool, 0, run->pairs_planned - 1) < 0)
-        return CAPA_ENOMEM;
     store_range_t *ranges = NULL;
     size_t n = 0;
     int rc = store_pairs_stored(self->store, run->id, &ranges, &n);
     if (rc < 0)
         return rc;
+    pool_clear(run->pool);
+    run->in_flight = 0;
+    if (pool_add(run->pool, 0, run->pairs_planned - 1) < 0) {
+        free(ranges);
+        return CAPA_ENOMEM;
+    }
     for (size_t i = 0; i < n; i++)
         pool_remove(run->pool, ranges[i].first, ranges[i].last);
     free(ranges);
@@ -43,6 +46,25 @@ static int s_pool_build(coord_t *self, coord_run_t *run)
                 run->in_flight += l->last - l->first + 1;
             }
     return 0;
+}
+
+void coord_runs_repool(coord_t *self)
+{
+    for (coord_run_t *r = self->runs; r; r = r->next) {
+        if (!r->active)
+            continue;   /* finished, stopped or failed runs stay so */
+        int64_t before = pool_size(r->pool);
+        if (s_pool_build(self, r) < 0) {
+            /* coord_run_check rebuilds it once it runs dry. */
+            LOG(LOG_WARN, "run %lld: cannot rebuild its pool now: %s", (long long) r->id,
+                store_last_error(self->store));
+            continue;
+        }
+        if (pool_size(r->pool) != before)
+            LOG(LOG_INFO, "run %lld: %lld pairs to hand out (were %lld), %lld under lease",
+                (long long) r->id, (long long) pool_size(r->pool), (long long) before,
+                (long long) r->in_flight);
+    }
 }
 
 static void s_deactivate(coord_t *self, coord_run_t *run)
