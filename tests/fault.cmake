@@ -9,7 +9,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
 if(TARGET capa-coordinator AND TARGET capa-worker)
   capa_pg_executable(test_fault ${CMAKE_CURRENT_LIST_DIR}/fault/test_fault.c
                      ${CMAKE_CURRENT_LIST_DIR}/fault/fault_proxy.c
-                     ${CMAKE_CURRENT_LIST_DIR}/integration/coord_client.c)
+                     ${CMAKE_CURRENT_LIST_DIR}/integration/coord_client.c
+                     ${CMAKE_CURRENT_LIST_DIR}/integration/coord_fixture.c)
   target_include_directories(test_fault PRIVATE ${CMAKE_SOURCE_DIR}/coordinator
                              ${CMAKE_CURRENT_LIST_DIR}/integration ${CMAKE_CURRENT_LIST_DIR}/fault)
   add_dependencies(test_fault capa-coordinator capa-worker)

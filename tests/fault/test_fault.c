@@ -6,44 +6,30 @@
  * same schedule of kills (timings of the processes themselves still vary).
  * Every case prints its figures on stdout as "figure: name = value" lines,
  * which docs/reliability.md quotes. */
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <libpq-fe.h>
-
 #include "admin.h"
 #include "check.h"
-#include "coord_client.h"
+#include "coord_fixture.h"
 #include "fault_proxy.h"
-#include "pgtest.h"
 #include "stats_rng.h"
-#include "store.h"
 #include "token.h"
 #include "verify.h"
 
 #include <zmq.h>
 
-#define WORKERS_MAX 4
-
-typedef struct {
-    char name[64];
-    char ci[512];            /* conninfo */
-    char own_cluster[600];   /* folder of a private cluster, "" = shared one */
-    coord_proc_t proc;
-    const char *const *extra;
-    char token[TOKEN_TEXT_MAX];
-    pid_t workers[WORKERS_MAX];
-    char endpoint[WORKERS_MAX][64];
-} fx_t;
-
-static fx_t *s_live;
+/* How the suite's workers run: quick batches, ACK waits, backoff and
+ * heartbeats, so that kills and cuts show within seconds. */
+static const char *const WORKER_ARGS[] = { "--batch-seconds", "1", "--ack-wait-ms", "300",
+                                           "--backoff-first-ms", "200", "--backoff-max-ms", "1000",
+                                           "--heartbeat-ms", "300", "--liveness", "3",
+                                           "--log-level", "debug", NULL };
 
 static uint64_t s_below(stats_rng_t *rng, uint64_t n) { return stats_rng_next(rng) % n; }
 
@@ -54,186 +40,18 @@ static double s_now(void)
     return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
-static int s_cluster(const char *cmd, const char *dir, char *conninfo, size_t len)
+static int64_t s_submit(coord_fx_t *fx, const char *doc)
 {
-    char line[1400];
-    snprintf(line, sizeof line, "'%s' %s '%s' >/dev/null 2>&1", CAPA_PGTMP, cmd, dir);
-    if (system(line) != 0)
-        return -1;
-    if (!conninfo)
-        return 0;
-    char path[700];
-    snprintf(path, sizeof path, "%s/conninfo", dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    int ok = fgets(conninfo, (int) len, f) != NULL;
-    fclose(f);
-    conninfo[strcspn(conninfo, "\n")] = 0;
-    return ok ? 0 : -1;
-}
-
-static void s_worker_kill(fx_t *fx, int i, int sig)
-{
-    if (fx->workers[i] <= 0)
-        return;
-    kill(fx->workers[i], sig);
-    for (int k = 0; k < 100; k++) {
-        if (waitpid(fx->workers[i], NULL, WNOHANG) == fx->workers[i]) {
-            fx->workers[i] = 0;
-            return;
-        }
-        usleep(100 * 1000);
-    }
-    kill(fx->workers[i], SIGKILL);
-    waitpid(fx->workers[i], NULL, 0);
-    fx->workers[i] = 0;
-}
-
-static void s_down(fx_t *fx)
-{
-    if (!fx)
-        return;
-    for (int i = 0; i < WORKERS_MAX; i++)
-        s_worker_kill(fx, i, SIGKILL);
-    if (fx->proc.pid > 0)
-        coord_proc_stop(&fx->proc, SIGKILL);
-    if (fx->own_cluster[0])
-        s_cluster("stop", fx->own_cluster, NULL, 0);
-    if (s_live == fx)
-        s_live = NULL;
-}
-
-static void s_atexit(void) { s_down(s_live); }
-
-/* A contributor "alice" on fx->ci, its token in fx->token. */
-static void s_contributor(fx_t *fx)
-{
-    store_t *st = NULL;
-    char err[512];
-    CHECK_MSG(store_open(fx->ci, &st, err, sizeof err) == 0, "%s", err);
-    CHECK_MSG(admin_contributor_add(st, "alice", false, fx->token, sizeof fx->token, NULL, err,
-                                    sizeof err) == 0, "%s", err);
-    store_destroy(&st);
-}
-
-/* Coordinator on its database; own_cluster: a private cluster in that folder
- * (wiped first), else a database on the ctest cluster. */
-static void s_up(fx_t *fx, const char *name, const char *const *extra, bool own_cluster)
-{
-    static bool registered;
-    if (!registered) {
-        atexit(s_atexit);
-        registered = true;
-    }
-    s_down(s_live);
-    memset(fx, 0, sizeof *fx);
-    s_live = fx;
-    snprintf(fx->name, sizeof fx->name, "%s", name);
-    fx->extra = extra;
-    if (own_cluster) {
-        snprintf(fx->own_cluster, sizeof fx->own_cluster, "%s/tests/%s_pg", CAPA_BINARY_DIR, name);
-        s_cluster("destroy", fx->own_cluster, NULL, 0);
-        CHECK_MSG(s_cluster("start", fx->own_cluster, fx->ci, sizeof fx->ci) == 0,
-                  "private cluster in %s", fx->own_cluster);
-    } else {
-        CHECK(pgtest_create_db(name, fx->ci, sizeof fx->ci) == 0);
-    }
-    char log[600];
-    snprintf(log, sizeof log, "%s/tests/%s.log", CAPA_BINARY_DIR, name);
-    unlink(log);
-    CHECK_MSG(coord_proc_start(&fx->proc, fx->ci, extra, name) == 0, "coordinator, see %s", log);
-    s_contributor(fx);
-}
-
-static long long s_sql(fx_t *fx, const char *sql)
-{
-    PGconn *pg = PQconnectdb(fx->ci);
-    long long v = -1;
-    if (PQstatus(pg) == CONNECTION_OK) {
-        PGresult *r = PQexec(pg, sql);
-        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
-            v = atoll(PQgetvalue(r, 0, 0));
-        PQclear(r);
-    }
-    PQfinish(pg);
-    return v;
-}
-
-static int64_t s_submit(fx_t *fx, const char *doc)
-{
-    store_t *st = NULL;
-    char err[512];
-    CHECK_MSG(store_open(fx->ci, &st, err, sizeof err) == 0, "%s", err);
-    int64_t id = 0;
-    int rc = admin_run_submit(st, doc, strlen(doc), 0, &id, err, sizeof err);
-    store_destroy(&st);
-    CHECK_MSG(rc == 0, "submit: %s", err);
+    int64_t id = coord_fx_submit(fx, doc);
+    CHECK(id > 0);
     return id;
-}
-
-static void s_worker_log(const fx_t *fx, int i, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s/tests/%s_w%d.log", CAPA_BINARY_DIR, fx->name, i);
 }
 
 /* Starts worker i on endpoint (its state folder kept across restarts: fresh
  * = wipe it first); its log is appended to, so it spans restarts. */
-static void s_worker_start(fx_t *fx, int i, const char *endpoint, bool fresh)
+static void s_worker_start(coord_fx_t *fx, int i, const char *endpoint, bool fresh)
 {
-    char exe[600], state[600], log[600], name[16];
-    snprintf(exe, sizeof exe, "%s/capa-worker", CAPA_BINARY_DIR);
-    snprintf(state, sizeof state, "%s/tests/%s_w%d_state", CAPA_BINARY_DIR, fx->name, i);
-    s_worker_log(fx, i, log, sizeof log);
-    snprintf(name, sizeof name, "w%d", i);
-    snprintf(fx->endpoint[i], sizeof fx->endpoint[i], "%s", endpoint);
-    if (fresh) {
-        char cmd[1400];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", state);
-        CHECK(system(cmd) == 0);
-        unlink(log);
-    }
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execl(exe, exe, "--coordinator", endpoint, "--token", fx->token, "--state-dir", state,
-              "--name", name, "--concurrency", "1", "--batch-pairs", "2", "--batch-seconds", "1",
-              "--grace-seconds", "0", "--ack-wait-ms", "300", "--backoff-first-ms", "200",
-              "--backoff-max-ms", "1000", "--heartbeat-ms", "300", "--liveness", "3",
-              "--log-level", "debug", (char *) NULL);
-        _exit(127);
-    }
-    fx->workers[i] = pid;
-}
-
-static const char *s_run_status(fx_t *fx, int64_t run, char *buf, size_t cap)
-{
-    buf[0] = 0;
-    PGconn *pg = PQconnectdb(fx->ci);
-    if (PQstatus(pg) == CONNECTION_OK) {
-        char sql[128];
-        snprintf(sql, sizeof sql, "SELECT status FROM runs WHERE id = %lld", (long long) run);
-        PGresult *r = PQexec(pg, sql);
-        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-            snprintf(buf, cap, "%s", PQgetvalue(r, 0, 0));
-        PQclear(r);
-    }
-    PQfinish(pg);
-    return buf;
-}
-
-static bool s_wait_finished(fx_t *fx, int64_t run, double seconds)
-{
-    char st[32];
-    for (double end = s_now() + seconds; s_now() < end; usleep(200 * 1000))
-        if (strcmp(s_run_status(fx, run, st, sizeof st), "finished") == 0)
-            return true;
-    return false;
+    CHECK(coord_fx_worker_start(fx, i, endpoint, fresh, WORKER_ARGS) == 0);
 }
 
 typedef struct {
@@ -248,10 +66,10 @@ typedef struct {
 
 /* Reads worker i's log: counts, and marks acknowledged pair numbers in
  * acked[0..planned) (a number outside that range fails the test). */
-static void s_read_worker_log(const fx_t *fx, int i, bool *acked, long planned, wlog_t *sum)
+static void s_read_worker_log(const coord_fx_t *fx, int i, bool *acked, long planned, wlog_t *sum)
 {
     char path[600];
-    s_worker_log(fx, i, path, sizeof path);
+    coord_fx_worker_log(fx, i, path, sizeof path);
     FILE *f = fopen(path, "r");
     CHECK_MSG(f != NULL, "%s", path);
     char line[4096];
@@ -292,23 +110,23 @@ static void s_read_worker_log(const fx_t *fx, int i, bool *acked, long planned, 
 
 /* The invariants after a run: the stored pairs are exactly 0..planned-1,
  * each once; every acknowledged pair is there; the counters equal a recount. */
-static void s_check_pairs(fx_t *fx, int64_t run, long planned, const bool *acked)
+static void s_check_pairs(coord_fx_t *fx, int64_t run, long planned, const bool *acked)
 {
     char sql[512];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(fx, sql), planned);
+    CHECK_EQ_INT(coord_fx_sql(fx, sql), planned);
     snprintf(sql, sizeof sql, "SELECT count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld "
              "AND pair_no BETWEEN 0 AND %ld", (long long) run, planned - 1);
-    CHECK_EQ_INT(s_sql(fx, sql), planned);
+    CHECK_EQ_INT(coord_fx_sql(fx, sql), planned);
     for (long p = 0; p < planned; p++) {
         if (!acked[p])
             continue;
         snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND pair_no = %ld",
                  (long long) run, p);
-        CHECK_MSG(s_sql(fx, sql) == 1, "acknowledged pair %ld is not stored once", p);
+        CHECK_MSG(coord_fx_sql(fx, sql) == 1, "acknowledged pair %ld is not stored once", p);
     }
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(fx, sql), planned);
+    CHECK_EQ_INT(coord_fx_sql(fx, sql), planned);
     /* Run counters against run_totals_recount, column by column. */
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM runs r JOIN run_totals_recount t ON t.run_id = r.id "
@@ -316,15 +134,15 @@ static void s_check_pairs(fx_t *fx, int64_t run, long planned, const bool *acked
              "AND r.penta1 = t.penta1 AND r.penta2 = t.penta2 AND r.penta3 = t.penta3 "
              "AND r.penta4 = t.penta4 AND r.wins = t.wins AND r.draws = t.draws "
              "AND r.losses = t.losses", (long long) run);
-    CHECK_MSG(s_sql(fx, sql) == 1, "run counters differ from run_totals_recount");
+    CHECK_MSG(coord_fx_sql(fx, sql) == 1, "run counters differ from run_totals_recount");
     /* Worker counters against the pair table (only this run in the database). */
-    CHECK_EQ_INT(s_sql(fx, "SELECT coalesce(sum(pairs), 0) FROM workers"),
-                 s_sql(fx, "SELECT count(*) FROM pairs"));
-    CHECK_EQ_INT(s_sql(fx, "SELECT coalesce(sum(games), 0) FROM workers"),
-                 2 * s_sql(fx, "SELECT count(*) FROM pairs"));
-    CHECK_EQ_INT(s_sql(fx, "SELECT count(*) FROM (SELECT w.id FROM workers w LEFT JOIN pairs p "
-                           "ON p.worker_id = w.id GROUP BY w.id, w.pairs "
-                           "HAVING w.pairs <> count(p.pair_no)) x"), 0);
+    CHECK_EQ_INT(coord_fx_sql(fx, "SELECT coalesce(sum(pairs), 0) FROM workers"),
+                 coord_fx_sql(fx, "SELECT count(*) FROM pairs"));
+    CHECK_EQ_INT(coord_fx_sql(fx, "SELECT coalesce(sum(games), 0) FROM workers"),
+                 2 * coord_fx_sql(fx, "SELECT count(*) FROM pairs"));
+    CHECK_EQ_INT(coord_fx_sql(fx, "SELECT count(*) FROM (SELECT w.id FROM workers w "
+                                  "LEFT JOIN pairs p ON p.worker_id = w.id GROUP BY w.id, w.pairs "
+                                  "HAVING w.pairs <> count(p.pair_no)) x"), 0);
 }
 
 #define VALUES_DOC(pairs_each, nodes)                                                       \
@@ -340,7 +158,7 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
 {
     static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", "--heartbeat-ms",
                                          "300", "--liveness", "3", "--lease-seconds", "30", NULL };
-    static fx_t fx;
+    static coord_fx_t fx;
     uint64_t seed = (uint64_t) time(NULL) ^ (uint64_t) getpid();
     const char *env = getenv("CAPA_FAULT_SEED");
     if (env && *env)
@@ -350,10 +168,10 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
     stats_rng_t rng;
     stats_rng_seed(&rng, seed);
     double t0 = s_now();
-    s_up(&fx, "fault_chaos", extra, true);
+    CHECK(coord_fx_up_own_cluster(&fx, "fault_chaos", extra) == 0);
     const long planned = 3 * 32;
     int64_t run = s_submit(&fx, VALUES_DOC(32, 3000));
-    for (int i = 0; i < WORKERS_MAX; i++)
+    for (int i = 0; i < COORD_FX_WORKERS; i++)
         s_worker_start(&fx, i, fx.proc.endpoint, true);
     /* The chaos: up to 24 events at 0.3..1.5 s intervals while the run
      * plays; the PostgreSQL restart comes at one of the first 8. */
@@ -362,13 +180,13 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
     char st[32];
     for (; events < 24; events++) {
         usleep((useconds_t) (300000 + s_below(&rng, 1200000)));
-        if (strcmp(s_run_status(&fx, run, st, sizeof st), "finished") == 0)
+        if (strcmp(coord_fx_run_status(&fx, run, st, sizeof st), "finished") == 0)
             break;
         uint64_t dice = s_below(&rng, 100);
         if (events == pg_event) {
-            CHECK(s_cluster("stop", fx.own_cluster, NULL, 0) == 0);
+            CHECK(coord_fx_cluster("stop", fx.own_cluster, NULL, 0) == 0);
             usleep((useconds_t) (500000 + s_below(&rng, 1500000)));
-            CHECK(s_cluster("start", fx.own_cluster, NULL, 0) == 0);
+            CHECK(coord_fx_cluster("start", fx.own_cluster, NULL, 0) == 0);
             pg_restarts++;
         } else if (dice < 25) {
             CHECK(coord_proc_stop(&fx.proc, SIGKILL) == 128 + SIGKILL);
@@ -377,23 +195,23 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
                       fx.proc.log_path);
             coord_kills++;
         } else {
-            int i = (int) s_below(&rng, WORKERS_MAX);
-            s_worker_kill(&fx, i, SIGKILL);
+            int i = (int) s_below(&rng, COORD_FX_WORKERS);
+            coord_fx_worker_stop(&fx, i, SIGKILL);
             usleep((useconds_t) s_below(&rng, 1000000));
             s_worker_start(&fx, i, fx.proc.endpoint, false);
             worker_kills++;
         }
     }
     double chaos_end = s_now();
-    bool done = s_wait_finished(&fx, run, 150);
+    bool done = coord_fx_wait_status(&fx, run, "finished", 150);
     double t_done = s_now();
-    for (int i = 0; i < WORKERS_MAX; i++)
-        s_worker_kill(&fx, i, SIGTERM);
+    for (int i = 0; i < COORD_FX_WORKERS; i++)
+        coord_fx_worker_stop(&fx, i, SIGTERM);
     CHECK_MSG(done, "the study did not finish (seed %" PRIu64 "; logs in %s/tests/fault_chaos*)",
               seed, CAPA_BINARY_DIR);
     bool acked[3 * 32] = { false };
     wlog_t sum = { 0 };
-    for (int i = 0; i < WORKERS_MAX; i++)
+    for (int i = 0; i < COORD_FX_WORKERS; i++)
         s_read_worker_log(&fx, i, acked, planned, &sum);
     long acked_pairs = 0;
     for (long p = 0; p < planned; p++)
@@ -416,17 +234,17 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
     printf("figure: chaos.seconds_chaos = %.1f\n", chaos_end - t0);
     printf("figure: chaos.seconds_to_finish = %.1f\n", t_done - t0);
     CHECK(worker_kills + coord_kills + pg_restarts >= 1);
-    s_down(&fx);
-    s_cluster("destroy", fx.own_cluster, NULL, 0);
+    coord_fx_down(&fx);
+    coord_fx_cluster("destroy", fx.own_cluster, NULL, 0);
 }
 
 static void a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_counted_twice(void)
 {
     static const char *const extra[] = { "--bench", "0", "--task-seconds", "2", "--heartbeat-ms",
                                          "300", "--liveness", "3", NULL };
-    static fx_t fx;
+    static coord_fx_t fx;
     double t0 = s_now();
-    s_up(&fx, "fault_cut", extra, false);
+    CHECK(coord_fx_up(&fx, "fault_cut", extra) == 0);
     const long planned = 3 * 8;
     int64_t run = s_submit(&fx, VALUES_DOC(8, 2000));
     fault_proxy_t *px = fault_proxy_new(fx.proc.port);
@@ -441,24 +259,24 @@ static void a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_cou
              (long long) run);
     bool started = false;
     for (double end = s_now() + 30; !started && s_now() < end; usleep(50 * 1000))
-        started = s_sql(&fx, sql) >= 1;
+        started = coord_fx_sql(&fx, sql) >= 1;
     CHECK_MSG(started, "the worker stored nothing through the proxy");
     fault_proxy_cut(px);
     double cut_at = s_now();
     usleep(500 * 1000);   /* what was already on its way lands */
-    long at_cut = s_sql(&fx, sql);
+    long at_cut = coord_fx_sql(&fx, sql);
     /* Cut for 3 s, three times the liveness window (300 ms x 3): the
      * coordinator declares the worker dead while it keeps playing and
      * spooling. A second worker joins directly and takes over its pairs. */
     s_worker_start(&fx, 1, fx.proc.endpoint, true);
     usleep(2500 * 1000);
-    long during = s_sql(&fx, sql);
+    long during = coord_fx_sql(&fx, sql);
     fault_proxy_heal(px);
     double healed_at = s_now();
-    bool done = s_wait_finished(&fx, run, 90);
+    bool done = coord_fx_wait_status(&fx, run, "finished", 90);
     double t_done = s_now();
     for (int i = 0; i < 2; i++)
-        s_worker_kill(&fx, i, SIGTERM);
+        coord_fx_worker_stop(&fx, i, SIGTERM);
     CHECK_MSG(done, "the study did not finish; logs in %s/tests/fault_cut*", CAPA_BINARY_DIR);
     bool acked[3 * 8] = { false };
     wlog_t w0 = { 0 }, w1 = { 0 };
@@ -470,7 +288,7 @@ static void a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_cou
     CHECK_EQ_INT(during, at_cut);
     CHECK(fault_proxy_accepted(px) >= 2);
     CHECK_MSG(w0.resends >= 1, "w0 never resent its spool");
-    long w0_after = s_sql(&fx, sql);
+    long w0_after = coord_fx_sql(&fx, sql);
     printf("figure: cut.seconds_cut = %.1f\n", healed_at - cut_at);
     printf("figure: cut.w0_pairs_before_heal = %ld, at_end = %ld\n", during, w0_after);
     printf("figure: cut.w0_connections = %d\n", fault_proxy_accepted(px));
@@ -480,7 +298,7 @@ static void a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_cou
            planned);
     printf("figure: cut.seconds_to_finish = %.1f\n", t_done - t0);
     fault_proxy_destroy(&px);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 /* A revoked token is refused at the next message of every kind a worker
@@ -488,8 +306,8 @@ static void a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_cou
 static void a_revoked_token_is_refused_at_every_kind_of_message(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "fault_revoke", extra, false);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "fault_revoke", extra) == 0);
     s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"t\",\"seed\":7,\"variant\":\"caparandom\","
                   "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"
                   "\"elo0\":0,\"elo1\":5,\"max_pairs\":1000}");
@@ -501,26 +319,12 @@ static void a_revoked_token_is_refused_at_every_kind_of_message(void)
     for (int k = 0; k < K_COUNT; k++) {
         char wid[16];
         snprintf(wid, sizeof wid, "r%d", k);
-        c[k] = coord_client_new(fx.proc.endpoint);
+        c[k] = coord_client_join(fx.proc.endpoint, fx.token, wid, 4242);
         CHECK(c[k] != NULL);
-        proto_msg_t m;
-        CHECK(coord_client_hello(c[k], fx.token, wid, 4242, &m) == 0);
-        CHECK_EQ_INT(m.type, PROTO_WELCOME);
-        proto_msg_free(&m);
-        for (int i = 0; i < 50; i++) {
-            CHECK(coord_client_request(c[k], 2, &task[k]) == 0);
-            if (task[k].type == PROTO_TASK)
-                break;
-            proto_msg_free(&task[k]);
-            usleep(100 * 1000);
-        }
-        CHECK_EQ_INT(task[k].type, PROTO_TASK);
+        CHECK(coord_client_task(c[k], 2, &task[k]) == 0);
     }
-    store_t *st = NULL;
     char err[512];
-    CHECK_MSG(store_open(fx.ci, &st, err, sizeof err) == 0, "%s", err);
-    CHECK(admin_contributor_revoke(st, "alice", err, sizeof err) == 0);
-    store_destroy(&st);
+    CHECK(admin_contributor_revoke(fx.st, "alice", err, sizeof err) == 0);
     /* Past the coordinator's refresh (200 ms in tests), which also catches
      * messages that do not read the database. */
     usleep(700 * 1000);
@@ -536,11 +340,7 @@ static void a_revoked_token_is_refused_at_every_kind_of_message(void)
             CHECK(coord_client_send(c[k], &hb) == 0);
             CHECK(coord_client_recv(c[k], &m, 10000) == 0);
         } else if (k == K_RESULT) {
-            int64_t p[1] = { task[k].u.task.pairs[0].pair };
-            proto_result_t res;
-            CHECK(coord_client_make_result(&task[k].u.task, p, 1, NULL, 0, false, &res) == 0);
-            CHECK(coord_client_result(c[k], &res, &m) == 0);
-            proto_result_free(&res);
+            CHECK(coord_client_deliver(c[k], &task[k].u.task, NULL, 1, NULL, 0, false, &m) == 0);
         } else {
             CHECK(coord_client_hello(c[k], fx.token, "r3", 4242, &m) == 0);
         }
@@ -551,33 +351,24 @@ static void a_revoked_token_is_refused_at_every_kind_of_message(void)
         printf("figure: revoke.%s = TOKEN_REVOKED\n", kinds[k]);
     }
     /* Nothing of the revoked worker's RESULT was stored. */
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs"), 0);
     for (int k = 0; k < K_COUNT; k++) {
         proto_msg_free(&task[k]);
         coord_client_destroy(&c[k]);
     }
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 /* With CURVE, the bytes on the wire do not contain the token; without it
  * they do (so the search would have found it). */
 static void an_eavesdropper_sees_the_token_only_without_curve(void)
 {
-    char pub[TOKEN_Z85_KEY_MAX], sec[TOKEN_Z85_KEY_MAX], err[256];
-    CHECK(token_curve_keypair(pub, sec) == 0);
+    char pub[TOKEN_Z85_KEY_MAX];
     static char path[600];
-    snprintf(path, sizeof path, "%s/tests/fault_curve.key", CAPA_BINARY_DIR);
-    unlink(path);
-    CHECK_MSG(token_curve_save(path, pub, sec, err, sizeof err) == 0, "%s", err);
+    CHECK(coord_fx_curve_key("fault_curve", pub, path, sizeof path) == 0);
     static const char *const extra[] = { "--curve-secret-file", path, NULL };
-    static fx_t fx;
-    s_down(s_live);
-    memset(&fx, 0, sizeof fx);
-    s_live = &fx;
-    snprintf(fx.name, sizeof fx.name, "fault_curve");
-    CHECK(pgtest_create_db(fx.name, fx.ci, sizeof fx.ci) == 0);
-    CHECK(coord_proc_start_curve(&fx.proc, fx.ci, extra, fx.name, pub) == 0);
-    s_contributor(&fx);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up_curve(&fx, "fault_curve", extra, pub) == 0);
     fault_proxy_t *px = fault_proxy_new(fx.proc.port);
     CHECK(px != NULL);
     char via[64];
@@ -630,13 +421,13 @@ static void an_eavesdropper_sees_the_token_only_without_curve(void)
     zmq_ctx_term(ctx);
     printf("figure: curve.bytes_seen = %zu, token_in_clear = no\n", curve_bytes);
     fault_proxy_destroy(&px);
-    s_down(&fx);
+    coord_fx_down(&fx);
     unlink(path);
 }
 
 /* The bench signature the coordinator computed ("bench signature N (own
  * bench"), for a test client's HELLO. */
-static int64_t s_coord_bench(const fx_t *fx)
+static int64_t s_coord_bench(const coord_fx_t *fx)
 {
     FILE *f = fopen(fx->proc.log_path, "r");
     CHECK(f != NULL);
@@ -652,6 +443,15 @@ static int64_t s_coord_bench(const fx_t *fx)
     return bench;
 }
 
+/* The liar's RESULT for every pair of task: B won both games, every time. */
+static int s_lie(coord_client_t *liar, const proto_task_t *t, proto_msg_t *reply)
+{
+    int scores[PROTO_PAIRS_MAX];
+    for (size_t i = 0; i < t->pair_count; i++)
+        scores[i] = 4;
+    return coord_client_deliver(liar, t, NULL, t->pair_count, scores, 0, true, reply);
+}
+
 /* Two honest capa-workers and a liar (a protocol client that reports B
  * winning both games of every pair it gets, verify tasks included). With
  * verify_rate 1 every stored pair is replayed on another worker: the liar
@@ -663,9 +463,9 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
 {
     static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", "--verify-rate",
                                          "1", NULL };
-    static fx_t fx;
+    static coord_fx_t fx;
     double t0 = s_now();
-    s_up(&fx, "fault_liar", extra, false);
+    CHECK(coord_fx_up(&fx, "fault_liar", extra) == 0);
     const long planned = 3 * 8;
     int64_t run = s_submit(&fx, VALUES_DOC(8, 2000));
     int64_t bench = s_coord_bench(&fx);
@@ -673,34 +473,23 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
     s_worker_start(&fx, 1, fx.proc.endpoint, true);
     /* The liar joins once the honest workers play (they bench first). */
     for (double end = s_now() + 30; s_now() < end; usleep(100 * 1000))
-        if (s_sql(&fx, "SELECT count(*) FROM pairs") >= 2)
+        if (coord_fx_sql(&fx, "SELECT count(*) FROM pairs") >= 2)
             break;
-    coord_client_t *liar = coord_client_new(fx.proc.endpoint);
+    coord_client_t *liar = coord_client_join(fx.proc.endpoint, fx.token, "liar", bench);
     CHECK(liar != NULL);
     proto_msg_t m;
-    CHECK(coord_client_hello(liar, fx.token, "liar", bench, &m) == 0);
-    CHECK_MSG(m.type == PROTO_WELCOME, "liar HELLO: %s", proto_type_name(m.type));
-    proto_msg_free(&m);
     long lies = 0, liar_tasks = 0;
     char st[32];
     bool flagged = false, finished = false;
     for (double end = s_now() + 150; s_now() < end && !(flagged && finished);) {
-        finished = strcmp(s_run_status(&fx, run, st, sizeof st), "finished") == 0;
-        flagged = s_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'liar' AND flagged") == 1;
+        finished = strcmp(coord_fx_run_status(&fx, run, st, sizeof st), "finished") == 0;
+        flagged = coord_fx_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'liar' "
+                                    "AND flagged") == 1;
         CHECK(coord_client_request(liar, 2, &m) == 0);
         if (m.type == PROTO_TASK) {
             const proto_task_t *t = &m.u.task;
-            int64_t pairs[PROTO_PAIRS_MAX];
-            int scores[PROTO_PAIRS_MAX];
-            for (size_t i = 0; i < t->pair_count; i++) {
-                pairs[i] = t->pairs[i].pair;
-                scores[i] = 4;   /* B won both games, every time */
-            }
-            proto_result_t res;
-            CHECK(coord_client_make_result(t, pairs, t->pair_count, scores, 0, true, &res) == 0);
             proto_msg_t a;
-            CHECK(coord_client_result(liar, &res, &a) == 0);
-            proto_result_free(&res);
+            CHECK(s_lie(liar, t, &a) == 0);
             CHECK_MSG(a.type == PROTO_ACK, "liar RESULT: %s %s", proto_type_name(a.type),
                       a.type == PROTO_ERROR ? a.u.error.text : "");
             proto_msg_free(&a);
@@ -715,49 +504,54 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
     double t_end = s_now();
     coord_client_destroy(&liar);
     for (int i = 0; i < 2; i++)
-        s_worker_kill(&fx, i, SIGTERM);
+        coord_fx_worker_stop(&fx, i, SIGTERM);
     CHECK_MSG(finished, "the study did not finish; logs in %s/tests/fault_liar*", CAPA_BINARY_DIR);
     CHECK_MSG(flagged, "the liar was not flagged (%ld lies in %ld tasks)", lies, liar_tasks);
     char sql[512];
     /* Honest workers are not flagged. */
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM workers WHERE flagged AND id <> 'liar'"), 0);
-    long liar_pairs = s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
-                                 "WHERE w.id = 'liar'");
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM workers WHERE flagged "
+                                   "AND id <> 'liar'"), 0);
+    long liar_pairs = coord_fx_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w "
+                                        "ON w.id = p.worker_id WHERE w.id = 'liar'");
     CHECK(liar_pairs >= 1);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
-                            "WHERE w.id = 'liar' AND NOT p.excluded"), 0);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
-                            "WHERE w.id <> 'liar' AND p.excluded"), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w "
+                                   "ON w.id = p.worker_id WHERE w.id = 'liar' AND NOT p.excluded"),
+                 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w "
+                                   "ON w.id = p.worker_id WHERE w.id <> 'liar' AND p.excluded"),
+                 0);
     /* Every planned pair stored once; counters = recount without the liar. */
     snprintf(sql, sizeof sql, "SELECT count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), planned);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), planned);
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM runs r JOIN run_totals_recount t ON t.run_id = r.id "
              "WHERE r.id = %lld AND r.pairs_done = t.pairs_done AND r.penta0 = t.penta0 "
              "AND r.penta1 = t.penta1 AND r.penta2 = t.penta2 AND r.penta3 = t.penta3 "
              "AND r.penta4 = t.penta4 AND r.wins = t.wins AND r.draws = t.draws "
              "AND r.losses = t.losses", (long long) run);
-    CHECK_MSG(s_sql(&fx, sql) == 1, "run counters differ from run_totals_recount");
+    CHECK_MSG(coord_fx_sql(&fx, sql) == 1, "run counters differ from run_totals_recount");
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), planned - liar_pairs);
-    long checked = s_sql(&fx, "SELECT count(*) FROM pairs WHERE verified IS NOT NULL");
-    long mism = s_sql(&fx, "SELECT count(*) FROM pairs WHERE verified = false");
-    long honest_ok = s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
-                                "WHERE w.id <> 'liar' AND p.verified AND p.verified_by IN "
-                                "(SELECT id FROM workers WHERE id <> 'liar')");
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), planned - liar_pairs);
+    long checked = coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE verified IS NOT NULL");
+    long mism = coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE verified = false");
+    long honest_ok = coord_fx_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w "
+                                       "ON w.id = p.worker_id WHERE w.id <> 'liar' AND p.verified "
+                                       "AND p.verified_by IN "
+                                       "(SELECT id FROM workers WHERE id <> 'liar')");
     /* Honest replays of honest pairs reproduce: determinism across workers. */
     CHECK(honest_ok >= 1);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w ON w.id = p.worker_id "
-                            "JOIN workers v ON v.id = p.verified_by WHERE w.id <> 'liar' "
-                            "AND v.id <> 'liar' AND NOT p.verified"), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w "
+                                   "ON w.id = p.worker_id JOIN workers v ON v.id = p.verified_by "
+                                   "WHERE w.id <> 'liar' AND v.id <> 'liar' AND NOT p.verified"),
+                 0);
     printf("figure: liar.pairs_planned = %ld\n", planned);
     printf("figure: liar.tasks = %ld, fabricated_pairs = %ld (stored %ld, all excluded)\n",
            liar_tasks, lies, liar_pairs);
     printf("figure: liar.pairs_verified = %ld, mismatches = %ld, honest_reproduced_by_honest = %ld\n",
            checked, mism, honest_ok);
     printf("figure: liar.flagged = yes, honest_flagged = 0, seconds = %.1f\n", t_end - t0);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 /* Two honest capa-workers play an sprt run with replays off; a liar joins
@@ -769,9 +563,9 @@ static void a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlie
     static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", "--verify-rate",
                                          "0", "--outlier-p", "1e-6", "--outlier-seconds", "1",
                                          NULL };
-    static fx_t fx;
+    static coord_fx_t fx;
     double t0 = s_now();
-    s_up(&fx, "fault_outlier", extra, false);
+    CHECK(coord_fx_up(&fx, "fault_outlier", extra) == 0);
     /* Hypotheses 4 Elo apart and alpha = beta = 1e-6: the SPRT needs far
      * more than the liar's pairs to stop. */
     int64_t run = s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"o\",\"seed\":3,\"variant\":\"caparandom\","
@@ -783,13 +577,11 @@ static void a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlie
     s_worker_start(&fx, 1, fx.proc.endpoint, true);
     bool enough = false;
     for (double end = s_now() + 60; !enough && s_now() < end; usleep(200 * 1000))
-        enough = s_sql(&fx, "SELECT count(*) FROM pairs") >= 40;
+        enough = coord_fx_sql(&fx, "SELECT count(*) FROM pairs") >= 40;
     CHECK_MSG(enough, "the honest workers stored fewer than 40 pairs in 60 s");
-    coord_client_t *liar = coord_client_new(fx.proc.endpoint);
+    coord_client_t *liar = coord_client_join(fx.proc.endpoint, fx.token, "liar", bench);
+    CHECK(liar != NULL);
     proto_msg_t m;
-    CHECK(coord_client_hello(liar, fx.token, "liar", bench, &m) == 0);
-    CHECK_EQ_INT(m.type, PROTO_WELCOME);
-    proto_msg_free(&m);
     long lies = 0;
     bool flagged = false;
     double t_join = s_now(), t_flag = 0;
@@ -797,53 +589,48 @@ static void a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlie
         CHECK(coord_client_request(liar, 4, &m) == 0);
         if (m.type == PROTO_TASK) {
             const proto_task_t *t = &m.u.task;
-            int64_t pairs[PROTO_PAIRS_MAX];
-            int scores[PROTO_PAIRS_MAX];
-            for (size_t i = 0; i < t->pair_count; i++) {
-                pairs[i] = t->pairs[i].pair;
-                scores[i] = 4;
-            }
-            proto_result_t res;
-            CHECK(coord_client_make_result(t, pairs, t->pair_count, scores, 0, true, &res) == 0);
             proto_msg_t a;
-            CHECK(coord_client_result(liar, &res, &a) == 0);
-            proto_result_free(&res);
+            CHECK(s_lie(liar, t, &a) == 0);
             CHECK_MSG(a.type == PROTO_ACK, "liar RESULT: %s", proto_type_name(a.type));
             proto_msg_free(&a);
             lies += (long) t->pair_count;
         }
         proto_msg_free(&m);
         usleep(300 * 1000);
-        flagged = s_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'liar' AND flagged") == 1;
+        flagged = coord_fx_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'liar' "
+                                    "AND flagged") == 1;
         if (flagged)
             t_flag = s_now();
     }
     coord_client_destroy(&liar);
     for (int i = 0; i < 2; i++)
-        s_worker_kill(&fx, i, SIGTERM);
+        coord_fx_worker_stop(&fx, i, SIGTERM);
     CHECK_MSG(flagged, "the liar was not flagged after %ld fabricated pairs", lies);
     char sql[512];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM workers WHERE id = 'liar' AND flag_reason LIKE "
              "'%%chi-squared%%'");
-    CHECK_EQ_INT(s_sql(&fx, sql), 1);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM workers WHERE flagged AND id <> 'liar'"), 0);
-    long liar_pairs = s_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id = 'liar'");
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM workers WHERE flagged "
+                                   "AND id <> 'liar'"), 0);
+    long liar_pairs = coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id = 'liar'");
     CHECK(liar_pairs >= 30);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id = 'liar' AND NOT excluded"), 0);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id <> 'liar' AND excluded"), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id = 'liar' "
+                                   "AND NOT excluded"), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id <> 'liar' "
+                                   "AND excluded"), 0);
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM runs r JOIN run_totals_recount t ON t.run_id = r.id "
              "WHERE r.id = %lld AND r.pairs_done = t.pairs_done AND r.penta0 = t.penta0 "
              "AND r.penta1 = t.penta1 AND r.penta2 = t.penta2 AND r.penta3 = t.penta3 "
              "AND r.penta4 = t.penta4 AND r.wins = t.wins AND r.draws = t.draws "
              "AND r.losses = t.losses", (long long) run);
-    CHECK_MSG(s_sql(&fx, sql) == 1, "run counters differ from run_totals_recount");
-    long honest = s_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id <> 'liar'");
+    CHECK_MSG(coord_fx_sql(&fx, sql) == 1, "run counters differ from run_totals_recount");
+    long honest = coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id <> 'liar'");
     printf("figure: outlier.honest_pairs = %ld, liar_pairs = %ld (all excluded)\n", honest,
            liar_pairs);
     printf("figure: outlier.seconds_from_liar_join_to_flag = %.1f, total = %.1f\n",
            t_flag - t_join, s_now() - t0);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 /* Gaps left by test_coord's hostile table: HELLO without a token or with an
@@ -853,8 +640,8 @@ static void a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlie
 static void more_hostile_messages_get_their_errors_and_nothing_is_stored(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "fault_hostile", extra, false);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "fault_hostile", extra) == 0);
     s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"t\",\"seed\":7,\"variant\":\"caparandom\","
                   "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"
                   "\"elo0\":0,\"elo1\":5,\"max_pairs\":1000}");
@@ -888,21 +675,12 @@ static void more_hostile_messages_get_their_errors_and_nothing_is_stored(void)
         proto_msg_free(&m);
     }
     coord_client_destroy(&evil);
-    coord_client_t *good = coord_client_new(fx.proc.endpoint);
-    evil = coord_client_new(fx.proc.endpoint);
+    coord_client_t *good = coord_client_join(fx.proc.endpoint, fx.token, "good", 4242);
+    evil = coord_client_join(fx.proc.endpoint, fx.token, "evil", 4242);
+    CHECK(good != NULL);
+    CHECK(evil != NULL);
     proto_msg_t m, gt;
-    CHECK(coord_client_hello(good, fx.token, "good", 4242, &m) == 0 && m.type == PROTO_WELCOME);
-    proto_msg_free(&m);
-    CHECK(coord_client_hello(evil, fx.token, "evil", 4242, &m) == 0 && m.type == PROTO_WELCOME);
-    proto_msg_free(&m);
-    for (int i = 0; i < 50; i++) {
-        CHECK(coord_client_request(evil, 2, &gt) == 0);
-        if (gt.type == PROTO_TASK)
-            break;
-        proto_msg_free(&gt);
-        usleep(100 * 1000);
-    }
-    CHECK_EQ_INT(gt.type, PROTO_TASK);
+    CHECK(coord_client_task(evil, 2, &gt) == 0);
     CHECK(gt.u.task.pair_count >= 1);
     /* The same pair twice in one RESULT. */
     int64_t twice[2] = { gt.u.task.pairs[0].pair, gt.u.task.pairs[0].pair };
@@ -937,35 +715,23 @@ static void more_hostile_messages_get_their_errors_and_nothing_is_stored(void)
     proto_task_t fake = gt.u.task;
     fake.task_id = fake.lease_id = VERIFY_TASK_BASE + 12345;
     int64_t one[1] = { gt.u.task.pairs[0].pair };
-    CHECK(coord_client_make_result(&fake, one, 1, NULL, 0, true, &res) == 0);
-    CHECK(coord_client_result(evil, &res, &m) == 0);
-    proto_result_free(&res);
+    CHECK(coord_client_deliver(evil, &fake, one, 1, NULL, 0, true, &m) == 0);
     CHECK_MSG(m.type == PROTO_ERROR && m.u.error.code == PROTO_LEASE_UNKNOWN, "verify task: got %s",
               proto_type_name(m.type));
     proto_msg_free(&m);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs"), 0);
     /* The good worker is served and stores its pair. */
     proto_msg_t tt;
-    for (int i = 0; i < 50; i++) {
-        CHECK(coord_client_request(good, 1, &tt) == 0);
-        if (tt.type == PROTO_TASK)
-            break;
-        proto_msg_free(&tt);
-        usleep(100 * 1000);
-    }
-    CHECK_EQ_INT(tt.type, PROTO_TASK);
-    int64_t gp[1] = { tt.u.task.pairs[0].pair };
-    CHECK(coord_client_make_result(&tt.u.task, gp, 1, NULL, 0, false, &res) == 0);
-    CHECK(coord_client_result(good, &res, &m) == 0);
-    proto_result_free(&res);
+    CHECK(coord_client_task(good, 1, &tt) == 0);
+    CHECK(coord_client_deliver(good, &tt.u.task, NULL, 1, NULL, 0, false, &m) == 0);
     CHECK_EQ_INT(m.type, PROTO_ACK);
     proto_msg_free(&m);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs"), 1);
     proto_msg_free(&tt);
     proto_msg_free(&gt);
     coord_client_destroy(&good);
     coord_client_destroy(&evil);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static const check_case_t CASES[] = {

@@ -213,6 +213,67 @@ int coord_client_result(coord_client_t *self, const proto_result_t *res, proto_m
     return coord_client_recv(self, reply, 15000);
 }
 
+int coord_client_deliver(coord_client_t *self, const proto_task_t *task, const int64_t *pairs,
+                         size_t n, const int *scores, int64_t batch, bool last,
+                         proto_msg_t *reply)
+{
+    int64_t all[PROTO_PAIRS_MAX];
+    if (!pairs) {
+        if (n > task->pair_count || n > PROTO_PAIRS_MAX)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            all[i] = task->pairs[i].pair;
+        pairs = all;
+    }
+    proto_result_t res;
+    if (coord_client_make_result(task, pairs, n, scores, batch, last, &res) < 0)
+        return -1;
+    int rc = coord_client_result(self, &res, reply);
+    proto_result_free(&res);
+    return rc;
+}
+
+coord_client_t *coord_client_join(const char *endpoint, const char *token, const char *worker_id,
+                                  int64_t bench)
+{
+    coord_client_t *c = coord_client_new(endpoint);
+    proto_msg_t m;
+    if (!c || coord_client_hello(c, token, worker_id, bench, &m) < 0) {
+        fprintf(stderr, "coord_client: %s: no answer to HELLO\n", worker_id);
+        coord_client_destroy(&c);
+        return NULL;
+    }
+    if (m.type != PROTO_WELCOME) {
+        fprintf(stderr, "coord_client: %s: HELLO answered %s %s\n", worker_id,
+                proto_type_name(m.type), m.type == PROTO_ERROR ? m.u.error.text : "");
+        coord_client_destroy(&c);
+    }
+    proto_msg_free(&m);
+    return c;
+}
+
+int coord_client_task(coord_client_t *self, int slots, proto_msg_t *task)
+{
+    for (int i = 0; i < 50; i++) {
+        if (coord_client_request(self, slots, task) < 0) {
+            fprintf(stderr, "coord_client: no answer to REQUEST\n");
+            return -1;
+        }
+        if (task->type == PROTO_TASK)
+            return 0;
+        if (task->type != PROTO_NO_TASK) {
+            fprintf(stderr, "coord_client: REQUEST answered %s %s\n", proto_type_name(task->type),
+                    task->type == PROTO_ERROR ? task->u.error.text : "");
+            proto_msg_free(task);
+            return -1;
+        }
+        proto_msg_free(task);
+        usleep(100 * 1000);
+    }
+    fprintf(stderr, "coord_client: no TASK within 5 s\n");
+    return -1;
+}
+
 int coord_free_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -51,6 +51,21 @@ int coord_client_make_result(const proto_task_t *task, const int64_t *pairs, siz
                              const int *scores, int64_t batch, bool last, proto_result_t *res);
 /* Sends a RESULT and receives the reply (ACK or ERROR). */
 int coord_client_result(coord_client_t *self, const proto_result_t *res, proto_msg_t *reply);
+/* coord_client_make_result and coord_client_result in one: a RESULT for
+ * pairs[0..n) of task (NULL = the task's first n pairs) and its reply. */
+int coord_client_deliver(coord_client_t *self, const proto_task_t *task, const int64_t *pairs,
+                         size_t n, const int *scores, int64_t batch, bool last,
+                         proto_msg_t *reply);
+
+/* A new client that said HELLO and was answered WELCOME; NULL (after a
+ * line on stderr naming the answer) otherwise. */
+coord_client_t *coord_client_join(const char *endpoint, const char *token, const char *worker_id,
+                                  int64_t bench);
+/* REQUEST(slots) every 100 ms while the answer is NO_TASK (a new run
+ * appears within the coordinator's refresh), up to 50 times: 0 with the
+ * TASK in *task (caller frees), or -1 after a line on stderr (no answer,
+ * another answer, no TASK within 5 s). */
+int coord_client_task(coord_client_t *self, int slots, proto_msg_t *task);
 
 typedef struct {
     pid_t pid;
