@@ -5,7 +5,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
 
 if(TARGET capa-coordinator)
   capa_pg_executable(test_coord ${CMAKE_CURRENT_LIST_DIR}/integration/test_coord.c
-                     ${CMAKE_CURRENT_LIST_DIR}/integration/coord_client.c)
+                     ${CMAKE_CURRENT_LIST_DIR}/integration/coord_client.c
+                     ${CMAKE_CURRENT_LIST_DIR}/integration/coord_fixture.c)
   target_include_directories(test_coord PRIVATE ${CMAKE_SOURCE_DIR}/coordinator
                              ${CMAKE_CURRENT_LIST_DIR}/integration)
   add_dependencies(test_coord capa-coordinator)

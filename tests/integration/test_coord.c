@@ -6,103 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include <sys/wait.h>
 
 #include <libpq-fe.h>
 
 #include "admin.h"
 #include "check.h"
-#include "coord_client.h"
+#include "coord_fixture.h"
 #include "err.h"
-#include "pgtest.h"
 #include "store.h"
 #include "token.h"
 
-typedef struct {
-    char ci[512];
-    coord_proc_t proc;
-    store_t *st;
-    PGconn *pg;
-    char token[TOKEN_TEXT_MAX];
-    const char *name;
-    const char *const *extra;
-} fx_t;
-
-static fx_t *s_live;   /* cleaned up by the next case or at exit after a failed CHECK */
-
-static void s_down(fx_t *fx)
+static int64_t s_submit(coord_fx_t *fx, const char *doc)
 {
-    if (!fx)
-        return;
-    if (fx->proc.pid > 0)
-        coord_proc_stop(&fx->proc, SIGKILL);
-    store_destroy(&fx->st);
-    if (fx->pg)
-        PQfinish(fx->pg);
-    fx->pg = NULL;
-    if (s_live == fx)
-        s_live = NULL;
-}
-
-static void s_atexit(void)
-{
-    s_down(s_live);
-}
-
-static void s_up(fx_t *fx, const char *name, const char *const *extra)
-{
-    static bool registered;
-    if (!registered) {
-        atexit(s_atexit);
-        registered = true;
-    }
-    s_down(s_live);
-    memset(fx, 0, sizeof *fx);
-    s_live = fx;
-    fx->name = name;
-    fx->extra = extra;
-    CHECK(pgtest_create_db(name, fx->ci, sizeof fx->ci) == 0);
-    char log[600];
-    snprintf(log, sizeof log, "%s/tests/%s.log", CAPA_BINARY_DIR, name);
-    unlink(log);
-    CHECK_MSG(coord_proc_start(&fx->proc, fx->ci, extra, name) == 0, "coordinator start, see %s", log);
-    char err[512];
-    CHECK_MSG(store_open(fx->ci, &fx->st, err, sizeof err) == 0, "%s", err);
-    fx->pg = PQconnectdb(fx->ci);
-    CHECK(PQstatus(fx->pg) == CONNECTION_OK);
-    CHECK_MSG(admin_contributor_add(fx->st, "alice", false, fx->token, sizeof fx->token, NULL, err,
-                                    sizeof err) == 0, "%s", err);
-}
-
-static long long s_sql(fx_t *fx, const char *sql)
-{
-    PGresult *r = PQexec(fx->pg, sql);
-    long long v = -1;
-    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
-        v = atoll(PQgetvalue(r, 0, 0));
-    else
-        fprintf(stderr, "  sql %s: %s\n", sql, PQresultErrorMessage(r));
-    PQclear(r);
-    return v;
-}
-
-static char *s_sql_text(fx_t *fx, const char *sql)
-{
-    PGresult *r = PQexec(fx->pg, sql);
-    char *v = NULL;
-    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
-        v = strdup(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return v;
-}
-
-static int64_t s_submit(fx_t *fx, const char *doc)
-{
-    int64_t id = 0;
-    char err[512];
-    int rc = admin_run_submit(fx->st, doc, strlen(doc), 0, &id, err, sizeof err);
-    CHECK_MSG(rc == 0, "submit: %s", err);
+    int64_t id = coord_fx_submit(fx, doc);
+    CHECK(id > 0);
     return id;
 }
 
@@ -111,30 +29,18 @@ static int64_t s_submit(fx_t *fx, const char *doc)
     "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"                 \
     "\"elo0\":0,\"elo1\":5,\"max_pairs\":" #pairs "}"
 
-static coord_client_t *s_client(fx_t *fx, const char *worker)
+/* A client that said HELLO and got WELCOME. */
+static coord_client_t *s_client(coord_fx_t *fx, const char *worker)
 {
-    coord_client_t *c = coord_client_new(fx->proc.endpoint);
+    coord_client_t *c = coord_client_join(fx->proc.endpoint, fx->token, worker, 4242);
     CHECK(c != NULL);
-    proto_msg_t m;
-    CHECK(coord_client_hello(c, fx->token, worker, 4242, &m) == 0);
-    CHECK_MSG(m.type == PROTO_WELCOME, "HELLO answered %s %s", proto_type_name(m.type),
-              m.type == PROTO_ERROR ? m.u.error.text : "");
-    proto_msg_free(&m);
     return c;
 }
 
 /* REQUESTs until a TASK comes (runs appear within the refresh period). */
 static void s_task(coord_client_t *c, int slots, proto_msg_t *task)
 {
-    for (int i = 0; i < 50; i++) {
-        CHECK(coord_client_request(c, slots, task) == 0);
-        if (task->type == PROTO_TASK)
-            return;
-        CHECK_MSG(task->type == PROTO_NO_TASK, "REQUEST answered %s", proto_type_name(task->type));
-        proto_msg_free(task);
-        usleep(100 * 1000);
-    }
-    CHECK_MSG(0, "no TASK within 5 s");
+    CHECK(coord_client_task(c, slots, task) == 0);
 }
 
 static void s_expect_error(coord_client_t *c, proto_code_t code)
@@ -152,12 +58,8 @@ static void s_expect_error(coord_client_t *c, proto_code_t code)
 static void s_deliver(coord_client_t *c, const proto_task_t *t, const int64_t *pairs, size_t n,
                       const int *scores, int64_t batch, bool last, size_t want_stored)
 {
-    proto_result_t res;
-    CHECK(coord_client_make_result(t, pairs, n, scores, batch, last, &res) == 0);
     proto_msg_t m;
-    int rc = coord_client_result(c, &res, &m);
-    proto_result_free(&res);
-    CHECK(rc == 0);
+    CHECK(coord_client_deliver(c, t, pairs, n, scores, batch, last, &m) == 0);
     CHECK_MSG(m.type == PROTO_ACK, "RESULT answered %s %s", proto_type_name(m.type),
               m.type == PROTO_ERROR ? m.u.error.text : "");
     CHECK_EQ_INT(m.u.ack.task_id, t->task_id);
@@ -177,8 +79,8 @@ static void s_all_pairs(const proto_task_t *t, int64_t *out)
 
 static void registration_checks_token_and_bench_signature(void)
 {
-    static fx_t fx;
-    s_up(&fx, "coord_auth", NULL);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_auth", NULL) == 0);
     coord_client_t *c = coord_client_new(fx.proc.endpoint);
     proto_msg_t m;
     /* Anything before HELLO: UNKNOWN_WORKER. */
@@ -201,7 +103,7 @@ static void registration_checks_token_and_bench_signature(void)
     CHECK(m.u.welcome.heartbeat_ms >= 100);
     CHECK(m.u.welcome.session[0] != 0);
     proto_msg_free(&m);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'w1'"), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'w1'"), 1);
     /* A revoked token is refused at HELLO. */
     char bob[TOKEN_TEXT_MAX], err[256];
     CHECK(admin_contributor_add(fx.st, "bob", false, bob, sizeof bob, NULL, err, sizeof err) == 0);
@@ -218,13 +120,13 @@ static void registration_checks_token_and_bench_signature(void)
     proto_msg_free(&m);
     coord_client_destroy(&b);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void a_revoked_worker_is_refused_at_its_next_message(void)
 {
-    static fx_t fx;
-    s_up(&fx, "coord_revoke", NULL);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_revoke", NULL) == 0);
     coord_client_t *c = s_client(&fx, "w1");
     coord_client_t *d = s_client(&fx, "w2");
     char err[256];
@@ -245,14 +147,14 @@ static void a_revoked_worker_is_refused_at_its_next_message(void)
     s_expect_error(d, PROTO_TOKEN_REVOKED);
     coord_client_destroy(&c);
     coord_client_destroy(&d);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void a_result_is_committed_before_its_ack(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_result", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_result", extra) == 0);
     int64_t run = s_submit(&fx, SPRT_DOC(100));
     coord_client_t *c = s_client(&fx, "w1");
     proto_msg_t tm;
@@ -276,23 +178,23 @@ static void a_result_is_committed_before_its_ack(void)
     /* Committed: the pairs, the counters, the lease closed. */
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), n);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), n);
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), n);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), n);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM tasks WHERE id = %lld AND status = 'done'",
              (long long) t->task_id);
-    CHECK_EQ_INT(s_sql(&fx, sql), 1);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT pairs FROM workers WHERE id = 'w1'"), n);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT games FROM workers WHERE id = 'w1'"), 2 * n);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT pairs FROM workers WHERE id = 'w1'"), n);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT games FROM workers WHERE id = 'w1'"), 2 * n);
     snprintf(sql, sizeof sql, "SELECT fen FROM pairs WHERE run_id = %lld AND pair_no = 0",
              (long long) run);
-    char *fen = s_sql_text(&fx, sql);
+    char *fen = coord_fx_sql_text(&fx, sql);
     CHECK(fen != NULL);
     CHECK_EQ_STR(fen, t->pairs[0].fen);
     free(fen);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'running'",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
     /* The next task continues after the last pair. */
     proto_msg_t tm2;
     s_task(c, 2, &tm2);
@@ -300,7 +202,7 @@ static void a_result_is_committed_before_its_ack(void)
     proto_msg_free(&tm2);
     proto_msg_free(&tm);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 /* The commit of a RESULT's pairs runs on the writer thread: while it waits
@@ -309,8 +211,8 @@ static void a_result_is_committed_before_its_ack(void)
 static void tasks_go_out_while_a_result_waits_for_its_commit(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_writer", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_writer", extra) == 0);
     int64_t run = s_submit(&fx, SPRT_DOC(100));
     coord_client_t *c1 = s_client(&fx, "w1"), *c2 = s_client(&fx, "w2");
     proto_msg_t tm;
@@ -339,7 +241,7 @@ static void tasks_go_out_while_a_result_waits_for_its_commit(void)
     proto_msg_free(&m);
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 0);
     r = PQexec(lock, "COMMIT");
     PQclear(r);
     PQfinish(lock);
@@ -347,19 +249,19 @@ static void tasks_go_out_while_a_result_waits_for_its_commit(void)
     CHECK_MSG(m.type == PROTO_ACK, "RESULT answered %s", proto_type_name(m.type));
     CHECK_EQ_INT(m.u.ack.stored_count, n);
     proto_msg_free(&m);
-    CHECK_EQ_INT(s_sql(&fx, sql), n);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), n);
     proto_result_free(&res.u.result);
     proto_msg_free(&tm);
     coord_client_destroy(&c1);
     coord_client_destroy(&c2);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void a_replayed_result_is_acknowledged_again_and_counted_once(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_replay", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_replay", extra) == 0);
     int64_t run = s_submit(&fx, SPRT_DOC(100));
     coord_client_t *c = s_client(&fx, "w1");
     proto_msg_t tm;
@@ -375,21 +277,21 @@ static void a_replayed_result_is_acknowledged_again_and_counted_once(void)
     s_deliver(c, t, pairs, 2, NULL, 0, false, 0);        /* after the lease closed */
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), t->pair_count);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT pairs FROM workers WHERE id = 'w1'"), t->pair_count);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), t->pair_count);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT pairs FROM workers WHERE id = 'w1'"), t->pair_count);
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM run_totals_recount WHERE run_id = %lld",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), t->pair_count);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), t->pair_count);
     proto_msg_free(&tm);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void lease_expiry_returns_exactly_the_unplayed_pairs(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", "--lease-seconds", "2", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_expiry", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_expiry", extra) == 0);
     s_submit(&fx, SPRT_DOC(8));
     coord_client_t *c = s_client(&fx, "w1");
     proto_msg_t tm;
@@ -417,12 +319,9 @@ static void lease_expiry_returns_exactly_the_unplayed_pairs(void)
     CHECK_EQ_INT(none.type, PROTO_NO_TASK);
     proto_msg_free(&none);
     /* The first worker's late result for its expired lease. */
-    proto_result_t res;
     int64_t late[1] = { 1 };
-    CHECK(coord_client_make_result(t, late, 1, NULL, 1, true, &res) == 0);
     proto_msg_t m;
-    CHECK(coord_client_result(c, &res, &m) == 0);
-    proto_result_free(&res);
+    CHECK(coord_client_deliver(c, t, late, 1, NULL, 1, true, &m) == 0);
     CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_LEASE_EXPIRED);
     proto_msg_free(&m);
     proto_msg_free(&a);
@@ -430,15 +329,15 @@ static void lease_expiry_returns_exactly_the_unplayed_pairs(void)
     proto_msg_free(&tm);
     coord_client_destroy(&c);
     coord_client_destroy(&d);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void a_silent_worker_is_declared_dead_and_its_pairs_return(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", "--heartbeat-ms", "200",
                                          "--liveness", "2", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_dead", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_dead", extra) == 0);
     s_submit(&fx, SPRT_DOC(6));
     coord_client_t *c = s_client(&fx, "w1");
     proto_msg_t tm;
@@ -453,7 +352,8 @@ static void a_silent_worker_is_declared_dead_and_its_pairs_return(void)
     s_task(d, 6, &a);
     CHECK_EQ_INT(a.u.task.pair_count, 5);
     CHECK_EQ_INT(a.u.task.pairs[0].pair, 1);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM tasks WHERE worker_id = 'w1' AND status = 'expired'"), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM tasks WHERE worker_id = 'w1' "
+                                   "AND status = 'expired'"), 1);
     /* w1 comes back: its session is gone. */
     proto_msg_t m;
     CHECK(coord_client_request(c, 1, &m) == 0);
@@ -463,14 +363,14 @@ static void a_silent_worker_is_declared_dead_and_its_pairs_return(void)
     proto_msg_free(&tm);
     coord_client_destroy(&c);
     coord_client_destroy(&d);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void a_killed_coordinator_restarts_without_losing_an_acknowledged_pair(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_kill", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_kill", extra) == 0);
     int64_t run = s_submit(&fx, SPRT_DOC(10));
     coord_client_t *c = s_client(&fx, "w1");
     proto_msg_t tm;
@@ -501,29 +401,29 @@ static void a_killed_coordinator_restarts_without_losing_an_acknowledged_pair(vo
     proto_msg_free(&m);
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 10);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 10);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND pair_no < 4",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 4);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 4);
     /* The run is complete: it finishes. */
     for (int i = 0; i < 50; i++) {
         snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'finished'",
                  (long long) run);
-        if (s_sql(&fx, sql) == 1)
+        if (coord_fx_sql(&fx, sql) == 1)
             break;
         usleep(100 * 1000);
     }
-    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
     proto_msg_free(&tm);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void hostile_messages_get_the_documented_errors_and_the_coordinator_keeps_serving(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_hostile", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_hostile", extra) == 0);
     s_submit(&fx, SPRT_DOC(1000));
     coord_client_t *good = s_client(&fx, "good");
     coord_client_t *evil = s_client(&fx, "evil");
@@ -588,20 +488,15 @@ static void hostile_messages_get_the_documented_errors_and_the_coordinator_keeps
     s_expect_error(evil, PROTO_TOO_BIG);
     /* Results for another worker's lease, and for pairs outside the lease. */
     int64_t gp[1] = { gt.u.task.pairs[0].pair };
-    proto_result_t res;
-    CHECK(coord_client_make_result(&gt.u.task, gp, 1, NULL, 0, false, &res) == 0);
     proto_msg_t m;
-    CHECK(coord_client_result(evil, &res, &m) == 0);
-    proto_result_free(&res);
+    CHECK(coord_client_deliver(evil, &gt.u.task, gp, 1, NULL, 0, false, &m) == 0);
     CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_LEASE_NOT_YOURS);
     proto_msg_free(&m);
-    CHECK(coord_client_make_result(&et.u.task, gp, 1, NULL, 0, false, &res) == 0);
-    CHECK(coord_client_result(evil, &res, &m) == 0);
-    proto_result_free(&res);
+    CHECK(coord_client_deliver(evil, &et.u.task, gp, 1, NULL, 0, false, &m) == 0);
     CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_PAIR_OUTSIDE_LEASE);
     proto_msg_free(&m);
     /* Nothing of those was stored. */
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs"), 0);
     /* An SQL-injection-looking name is stored verbatim. */
     coord_client_t *x = coord_client_new(fx.proc.endpoint);
     proto_msg_t hm = { .type = PROTO_HELLO };
@@ -616,7 +511,7 @@ static void hostile_messages_get_the_documented_errors_and_the_coordinator_keeps
     CHECK(coord_client_recv(x, &m, 10000) == 0);
     CHECK_EQ_INT(m.type, PROTO_WELCOME);
     proto_msg_free(&m);
-    char *name = s_sql_text(&fx, "SELECT name FROM workers WHERE id = 'inj'");
+    char *name = coord_fx_sql_text(&fx, "SELECT name FROM workers WHERE id = 'inj'");
     CHECK(name != NULL);
     CHECK_EQ_STR(name, "x'); DROP TABLE pairs; --");
     free(name);
@@ -632,20 +527,20 @@ static void hostile_messages_get_the_documented_errors_and_the_coordinator_keeps
     s_all_pairs(&gt.u.task, all);
     /* Its heartbeats got no replies; drain nothing, then deliver. */
     s_deliver(good, &gt.u.task, all, gt.u.task.pair_count, NULL, 0, true, gt.u.task.pair_count);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM pairs"), gt.u.task.pair_count);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs"), gt.u.task.pair_count);
     CHECK(fx.proc.pid > 0 && kill(fx.proc.pid, 0) == 0);
     proto_msg_free(&gt);
     proto_msg_free(&et);
     coord_client_destroy(&good);
     coord_client_destroy(&evil);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void an_sprt_run_stops_itself_when_the_llr_crosses_a_bound(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_sprt", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_sprt", extra) == 0);
     int64_t run = s_submit(&fx, SPRT_DOC(2000));
     coord_client_t *c = s_client(&fx, "w1");
     char sql[256];
@@ -660,7 +555,7 @@ static void an_sprt_run_stops_itself_when_the_llr_crosses_a_bound(void)
         if (tm.type != PROTO_TASK) {
             proto_msg_free(&tm);
             usleep(100 * 1000);
-            finished = s_sql(&fx, sql) == 1;
+            finished = coord_fx_sql(&fx, sql) == 1;
             continue;
         }
         int64_t pairs[PROTO_PAIRS_MAX];
@@ -671,18 +566,18 @@ static void an_sprt_run_stops_itself_when_the_llr_crosses_a_bound(void)
         s_deliver(c, &tm.u.task, pairs, tm.u.task.pair_count, scores, 0, true,
                   tm.u.task.pair_count);
         usleep(60 * 1000);   /* the stop check runs in cron */
-        finished = s_sql(&fx, sql) == 1;
+        finished = coord_fx_sql(&fx, sql) == 1;
         proto_msg_free(&last_task);
         last_task = tm;
     }
     CHECK(finished);
     snprintf(sql, sizeof sql, "SELECT result->>'verdict' FROM runs WHERE id = %lld", (long long) run);
-    char *verdict = s_sql_text(&fx, sql);
+    char *verdict = coord_fx_sql_text(&fx, sql);
     CHECK(verdict != NULL);
     CHECK_EQ_STR(verdict, "H1");
     free(verdict);
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    long long done = s_sql(&fx, sql);
+    long long done = coord_fx_sql(&fx, sql);
     CHECK(done > 0 && done < 2000);
     /* No more work for it. */
     proto_msg_t m;
@@ -691,14 +586,14 @@ static void an_sprt_run_stops_itself_when_the_llr_crosses_a_bound(void)
     proto_msg_free(&m);
     proto_msg_free(&last_task);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void a_stopped_run_gets_no_more_tasks_and_late_results_are_kept(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_stop", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_stop", extra) == 0);
     int64_t run = s_submit(&fx, SPRT_DOC(1000));
     coord_client_t *c = s_client(&fx, "w1");
     proto_msg_t tm;
@@ -716,17 +611,17 @@ static void a_stopped_run_gets_no_more_tasks_and_late_results_are_kept(void)
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'stopped'",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
     proto_msg_free(&tm);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void a_values_study_completes_with_every_pair_stored_once(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_values", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_values", extra) == 0);
     int64_t run = s_submit(&fx,
         "{\"kind\":\"values\",\"name\":\"v\",\"seed\":3,\"variant\":\"caparandom\","
         "\"positions\":{\"source\":\"crc\"},\"game\":{\"nodes\":1000},"
@@ -757,31 +652,31 @@ static void a_values_study_completes_with_every_pair_stored_once(void)
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = 'finished'",
              (long long) run);
-    for (int i = 0; i < 50 && s_sql(&fx, sql) != 1; i++)
+    for (int i = 0; i < 50 && coord_fx_sql(&fx, sql) != 1; i++)
         usleep(100 * 1000);
-    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
     snprintf(sql, sizeof sql, "SELECT count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 10);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 10);
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM pairs WHERE run_id = %lld AND imbalance = 'pawn odds'",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 6);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 6);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM estimates WHERE run_id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
     proto_msg_t m;
     CHECK(coord_client_request(c, 3, &m) == 0);
     CHECK_EQ_INT(m.type, PROTO_NO_TASK);
     proto_msg_free(&m);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void an_spsa_run_moves_theta_and_keeps_its_history(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_spsa", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_spsa", extra) == 0);
     int64_t run = s_submit(&fx,
         "{\"kind\":\"spsa\",\"name\":\"s\",\"seed\":5,\"variant\":\"caparandom\","
         "\"game\":{\"nodes\":1000},\"params\":{\"ArchbishopValueMg\":{\"start\":825,\"min\":600,"
@@ -805,11 +700,11 @@ static void an_spsa_run_moves_theta_and_keeps_its_history(void)
     s_deliver(c, t, pairs, t->pair_count, scores, 0, true, t->pair_count);
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM spsa_history WHERE run_id = %lld", (long long) run);
-    CHECK(s_sql(&fx, sql) >= 1);
+    CHECK(coord_fx_sql(&fx, sql) >= 1);
     snprintf(sql, sizeof sql,
              "SELECT (theta->>'ArchbishopValueMg')::float8 * 1000 FROM spsa_history "
              "WHERE run_id = %lld ORDER BY iteration DESC LIMIT 1", (long long) run);
-    long long theta1000 = s_sql(&fx, sql);
+    long long theta1000 = coord_fx_sql(&fx, sql);
     CHECK(theta1000 != 825000);
     CHECK((theta1000 > 825000) == (plus > minus));
     /* The next task starts from the new theta. */
@@ -820,14 +715,14 @@ static void an_spsa_run_moves_theta_and_keeps_its_history(void)
     proto_msg_free(&tm2);
     proto_msg_free(&tm);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void an_spsa_run_continues_after_a_restart(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_spsa_restart", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_spsa_restart", extra) == 0);
     int64_t run = s_submit(&fx,
         "{\"kind\":\"spsa\",\"name\":\"s\",\"seed\":5,\"variant\":\"caparandom\","
         "\"game\":{\"nodes\":1000},\"params\":{\"ArchbishopValueMg\":{\"start\":825,\"min\":600,"
@@ -844,7 +739,7 @@ static void an_spsa_run_continues_after_a_restart(void)
     s_deliver(c, &t1.u.task, pairs, t1.u.task.pair_count, scores, 0, true, t1.u.task.pair_count);
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM spsa_history WHERE run_id = %lld", (long long) run);
-    long long before = s_sql(&fx, sql);
+    long long before = coord_fx_sql(&fx, sql);
     CHECK(before >= 1);
     CHECK_EQ_INT(coord_proc_stop(&fx.proc, SIGKILL), 128 + SIGKILL);
     CHECK(coord_proc_restart(&fx.proc, fx.ci, extra, fx.name) == 0);
@@ -857,12 +752,12 @@ static void an_spsa_run_continues_after_a_restart(void)
     for (size_t k = 0; k < t2.u.task.pair_count; k++)
         scores[k] = 0;
     s_deliver(c, &t2.u.task, pairs, t2.u.task.pair_count, scores, 0, true, t2.u.task.pair_count);
-    CHECK_EQ_INT(s_sql(&fx, sql), before + 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), before + 1);
     /* The next task starts from the latest theta. */
     snprintf(sql, sizeof sql,
              "SELECT round((theta->>'ArchbishopValueMg')::numeric * 1000) FROM spsa_history "
              "WHERE run_id = %lld ORDER BY iteration DESC LIMIT 1", (long long) run);
-    long long theta1000 = s_sql(&fx, sql);
+    long long theta1000 = coord_fx_sql(&fx, sql);
     proto_msg_t t3;
     s_task(c, 2, &t3);
     double mid = (t3.u.task.a.items[0].value + t3.u.task.b.items[0].value) / 2;
@@ -871,13 +766,13 @@ static void an_spsa_run_continues_after_a_restart(void)
     proto_msg_free(&t2);
     proto_msg_free(&t3);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void sigterm_says_bye_to_workers_and_exits_zero(void)
 {
-    static fx_t fx;
-    s_up(&fx, "coord_term", NULL);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_term", NULL) == 0);
     coord_client_t *c = s_client(&fx, "w1");
     CHECK_EQ_INT(coord_proc_stop(&fx.proc, SIGTERM), 0);
     proto_msg_t m;
@@ -885,29 +780,18 @@ static void sigterm_says_bye_to_workers_and_exits_zero(void)
     CHECK_EQ_INT(m.type, PROTO_BYE);
     proto_msg_free(&m);
     coord_client_destroy(&c);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 static void curve_encryption_admits_only_clients_that_know_the_server_key(void)
 {
-    char pub[TOKEN_Z85_KEY_MAX], sec[TOKEN_Z85_KEY_MAX], err[256];
-    CHECK(token_curve_keypair(pub, sec) == 0);
+    char pub[TOKEN_Z85_KEY_MAX];
     static char path[600];
-    snprintf(path, sizeof path, "%s/tests/coord_curve.key", CAPA_BINARY_DIR);
-    unlink(path);
-    CHECK_MSG(token_curve_save(path, pub, sec, err, sizeof err) == 0, "%s", err);
+    CHECK(coord_fx_curve_key("coord_curve", pub, path, sizeof path) == 0);
     /* The launcher's readiness probe must speak CURVE too. */
     static const char *const extra[] = { "--curve-secret-file", path, NULL };
-    static fx_t fx;
-    s_down(s_live);
-    memset(&fx, 0, sizeof fx);
-    s_live = &fx;
-    fx.name = "coord_curve";
-    CHECK(pgtest_create_db(fx.name, fx.ci, sizeof fx.ci) == 0);
-    CHECK(coord_proc_start_curve(&fx.proc, fx.ci, extra, fx.name, pub) == 0);
-    CHECK_MSG(store_open(fx.ci, &fx.st, err, sizeof err) == 0, "%s", err);
-    CHECK(admin_contributor_add(fx.st, "alice", false, fx.token, sizeof fx.token, NULL, err,
-                                sizeof err) == 0);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up_curve(&fx, "coord_curve", extra, pub) == 0);
     coord_client_t *c = coord_client_new_curve(fx.proc.endpoint, pub);
     CHECK(c != NULL);
     proto_msg_t m;
@@ -929,12 +813,12 @@ static void curve_encryption_admits_only_clients_that_know_the_server_key(void)
     CHECK(coord_client_send(wrong, &hm) == 0);
     CHECK(coord_client_recv(wrong, &m, 1500) < 0);
     coord_client_destroy(&wrong);
-    s_down(&fx);
+    coord_fx_down(&fx);
     unlink(path);
 }
 
 /* Runs capa-coordinator with args (a shell-quoted string); output into out. */
-static int s_admin(fx_t *fx, const char *args, char *out, size_t cap)
+static int s_admin(coord_fx_t *fx, const char *args, char *out, size_t cap)
 {
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "'%s/capa-coordinator' --db '%s' --log-level error %s 2>&1",
@@ -950,8 +834,8 @@ static int s_admin(fx_t *fx, const char *args, char *out, size_t cap)
 
 static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
 {
-    static fx_t fx;
-    s_up(&fx, "coord_admin", NULL);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_admin", NULL) == 0);
     char out[8192];
     CHECK_EQ_INT(s_admin(&fx, "contributor add dora --admin", out, sizeof out), 0);
     char *tok = strstr(out, "capa_");
@@ -960,8 +844,9 @@ static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
     /* Only the hash is kept; the token itself works for HELLO. */
     char sql[512];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM contributors WHERE token_hash = '%s'", tok);
-    CHECK_EQ_INT(s_sql(&fx, sql), 0);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM contributors WHERE name = 'dora' AND is_admin"), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM contributors WHERE name = 'dora' "
+                                   "AND is_admin"), 1);
     coord_client_t *c = coord_client_new(fx.proc.endpoint);
     proto_msg_t m;
     CHECK(coord_client_hello(c, tok, "wd", 4242, &m) == 0);
@@ -989,7 +874,7 @@ static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
     snprintf(args, sizeof args, "run submit '%s'", path);
     CHECK_EQ_INT(s_admin(&fx, args, out, sizeof out), 1);
     CHECK_MSG(strstr(out, "imbalances[0]") != NULL, "%.300s", out);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM runs"), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM runs"), 1);
     CHECK_EQ_INT(s_admin(&fx, "run list", out, sizeof out), 0);
     CHECK(strstr(out, "archbishop-875") != NULL);
     CHECK_EQ_INT(s_admin(&fx, "run show 1", out, sizeof out), 0);
@@ -998,7 +883,7 @@ static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
     CHECK(strstr(out, "\"sprt\"") != NULL);
     CHECK(s_admin(&fx, "run show 99", out, sizeof out) != 0);
     CHECK_EQ_INT(s_admin(&fx, "run stop 1", out, sizeof out), 0);
-    CHECK_EQ_INT(s_sql(&fx, "SELECT count(*) FROM runs WHERE status = 'stopped'"), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM runs WHERE status = 'stopped'"), 1);
     CHECK(s_admin(&fx, "run frobnicate", out, sizeof out) == 2);
     /* Settings may follow the subcommand too. */
     char cmd[2048];
@@ -1010,70 +895,24 @@ static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
     out[got] = 0;
     CHECK_EQ_INT(pclose(p), 0);
     CHECK(strstr(out, "dora") != NULL);
-    s_down(&fx);
+    coord_fx_down(&fx);
 }
 
 /* ---- end to end with real capa-worker processes ---------------------------- */
 
-static pid_t s_worker_start(fx_t *fx, const char *name)
-{
-    char exe[600], state[600], log[600];
-    snprintf(exe, sizeof exe, "%s/capa-worker", CAPA_BINARY_DIR);
-    snprintf(state, sizeof state, "%s/tests/%s_%s_state", CAPA_BINARY_DIR, fx->name, name);
-    snprintf(log, sizeof log, "%s/tests/%s_%s.log", CAPA_BINARY_DIR, fx->name, name);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", state);
-    if (system(cmd) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execl(exe, exe, "--coordinator", fx->proc.endpoint, "--token", fx->token, "--state-dir",
-              state, "--name", name, "--concurrency", "1", "--batch-pairs", "2",
-              "--batch-seconds", "2", "--grace-seconds", "0", "--ack-wait-ms", "500",
-              (char *) NULL);
-        _exit(127);
-    }
-    return pid;
-}
+/* Real workers: one game at a time, batches of 2 pairs or 2 s. */
+static const char *const WORKER_ARGS[] = { "--batch-seconds", "2", "--ack-wait-ms", "500", NULL };
 
-static void s_worker_stop(pid_t pid)
+static int s_worker_start(coord_fx_t *fx, int i)
 {
-    if (pid <= 0)
-        return;
-    kill(pid, SIGTERM);
-    for (int i = 0; i < 100; i++) {
-        if (waitpid(pid, NULL, WNOHANG) == pid)
-            return;
-        usleep(100 * 1000);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-}
-
-/* Waits up to seconds for the run to reach status; true if it did. */
-static bool s_wait_status(fx_t *fx, int64_t run, const char *status, int seconds)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM runs WHERE id = %lld AND status = '%s'",
-             (long long) run, status);
-    for (int i = 0; i < seconds * 5; i++) {
-        if (s_sql(fx, sql) == 1)
-            return true;
-        usleep(200 * 1000);
-    }
-    return false;
+    return coord_fx_worker_start(fx, i, fx->proc.endpoint, true, WORKER_ARGS);
 }
 
 static void an_sprt_run_played_by_real_workers_decides(void)
 {
     static const char *const extra[] = { "--bench", "0", "--task-seconds", "2", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_e2e_sprt", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_e2e_sprt", extra) == 0);
     /* A plays with its queens and chancellors valued as pawns: B is far stronger. */
     int64_t run = s_submit(&fx,
         "{\"kind\":\"sprt\",\"name\":\"e2e\",\"seed\":11,\"variant\":\"caparandom\","
@@ -1081,108 +920,81 @@ static void an_sprt_run_played_by_real_workers_decides(void)
         "\"a\":{\"QueenValueMg\":100,\"QueenValueEg\":100,\"ChancellorValueMg\":100,"
         "\"ChancellorValueEg\":100,\"ArchbishopValueMg\":100,\"ArchbishopValueEg\":100},"
         "\"b\":{},\"elo0\":0,\"elo1\":10,\"max_pairs\":400}");
-    pid_t w1 = s_worker_start(&fx, "w1"), w2 = s_worker_start(&fx, "w2");
-    CHECK(w1 > 0 && w2 > 0);
-    bool done = s_wait_status(&fx, run, "finished", 50);
-    s_worker_stop(w1);
-    s_worker_stop(w2);
+    CHECK(s_worker_start(&fx, 1) == 0 && s_worker_start(&fx, 2) == 0);
+    bool done = coord_fx_wait_status(&fx, run, "finished", 50);
+    coord_fx_worker_stop(&fx, 1, SIGTERM);
+    coord_fx_worker_stop(&fx, 2, SIGTERM);
     CHECK_MSG(done, "the run did not finish within 50 s (see %s/tests/coord_e2e_sprt*.log)",
               CAPA_BINARY_DIR);
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT result->>'verdict' FROM runs WHERE id = %lld", (long long) run);
-    char *verdict = s_sql_text(&fx, sql);
+    char *verdict = coord_fx_sql_text(&fx, sql);
     CHECK(verdict != NULL);
     CHECK_EQ_STR(verdict, "H1");
     free(verdict);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND moves1 IS NOT NULL",
              (long long) run);
-    CHECK(s_sql(&fx, sql) > 0);
+    CHECK(coord_fx_sql(&fx, sql) > 0);
     snprintf(sql, sizeof sql, "SELECT count(DISTINCT worker_id) FROM pairs WHERE run_id = %lld",
              (long long) run);
-    CHECK(s_sql(&fx, sql) >= 1);
-    s_down(&fx);
+    CHECK(coord_fx_sql(&fx, sql) >= 1);
+    coord_fx_down(&fx);
 }
 
 static void a_values_study_played_by_real_workers_stores_every_pair_once(void)
 {
     static const char *const extra[] = { "--bench", "0", "--task-seconds", "2", NULL };
-    static fx_t fx;
-    s_up(&fx, "coord_e2e_values", extra);
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_e2e_values", extra) == 0);
     int64_t run = s_submit(&fx,
         "{\"kind\":\"values\",\"name\":\"e2e\",\"seed\":5,\"variant\":\"caparandom\","
         "\"positions\":{\"source\":\"crc\"},\"game\":{\"nodes\":300,\"max_plies\":200},"
         "\"imbalances\":[{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":4},"
         "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":4}]}");
-    pid_t w1 = s_worker_start(&fx, "w1"), w2 = s_worker_start(&fx, "w2");
-    CHECK(w1 > 0 && w2 > 0);
-    bool done = s_wait_status(&fx, run, "finished", 50);
-    s_worker_stop(w1);
-    s_worker_stop(w2);
+    CHECK(s_worker_start(&fx, 1) == 0 && s_worker_start(&fx, 2) == 0);
+    bool done = coord_fx_wait_status(&fx, run, "finished", 50);
+    coord_fx_worker_stop(&fx, 1, SIGTERM);
+    coord_fx_worker_stop(&fx, 2, SIGTERM);
     CHECK_MSG(done, "the study did not finish within 50 s");
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*), count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 8);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 8);
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 8);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 8);
     snprintf(sql, sizeof sql, "SELECT min(pair_no) * 100 + max(pair_no) FROM pairs WHERE run_id = %lld",
              (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 7);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 7);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM estimates WHERE run_id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 1);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND fen2 IS NOT NULL "
              "AND imbalance IS NOT NULL", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 8);
-    s_down(&fx);
-}
-
-/* Its own PostgreSQL cluster, stopped and started under the coordinator. */
-static int s_own_cluster(const char *cmd, char *conninfo, size_t len)
-{
-    char line[1024];
-    snprintf(line, sizeof line, "'%s' %s '%s/coord_pgdown' >/dev/null 2>&1", CAPA_PGTMP, cmd,
-             CAPA_BINARY_DIR);
-    if (system(line) != 0)
-        return -1;
-    if (!conninfo)
-        return 0;
-    char path[600];
-    snprintf(path, sizeof path, "%s/coord_pgdown/conninfo", CAPA_BINARY_DIR);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    int ok = fgets(conninfo, (int) len, f) != NULL;
-    fclose(f);
-    conninfo[strcspn(conninfo, "\n")] = 0;
-    return ok ? 0 : -1;
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 8);
+    coord_fx_down(&fx);
 }
 
 static void a_database_outage_gives_internal_and_loses_nothing_acknowledged(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
-    static fx_t fx;
-    s_down(s_live);
-    memset(&fx, 0, sizeof fx);
-    s_live = &fx;
-    fx.name = "coord_pgdown";
-    char ci[512], err[512];
-    CHECK(s_own_cluster("start", ci, sizeof ci) == 0);
+    static coord_fx_t fx;
+    coord_fx_begin(&fx, "coord_pgdown");
+    snprintf(fx.own_cluster, sizeof fx.own_cluster, "%s/coord_pgdown", CAPA_BINARY_DIR);
+    char ci[512];
+    CHECK(coord_fx_cluster("start", fx.own_cluster, ci, sizeof ci) == 0);
     snprintf(fx.ci, sizeof fx.ci, "%s", ci);
     /* Started while the database is down: it waits and then serves. */
-    CHECK(s_own_cluster("stop", NULL, 0) == 0);
+    CHECK(coord_fx_cluster("stop", fx.own_cluster, NULL, 0) == 0);
     char line[1024];
-    snprintf(line, sizeof line, "(sleep 3; '%s' start '%s/coord_pgdown' >/dev/null 2>&1) &",
-             CAPA_PGTMP, CAPA_BINARY_DIR);
+    snprintf(line, sizeof line, "(sleep 3; '%s' start '%s' >/dev/null 2>&1) &", CAPA_PGTMP,
+             fx.own_cluster);
     CHECK(system(line) == 0);
     CHECK_MSG(coord_proc_start(&fx.proc, fx.ci, extra, fx.name) == 0, "start with the database down");
-    CHECK_MSG(store_open(fx.ci, &fx.st, err, sizeof err) == 0, "%s", err);
     /* The cluster may hold contributors of earlier runs: a fresh name. */
     char name[32];
     snprintf(name, sizeof name, "alice%ld", (long) getpid());
-    CHECK(admin_contributor_add(fx.st, name, false, fx.token, sizeof fx.token, NULL, err,
-                                sizeof err) == 0);
-    fx.pg = PQconnectdb(fx.ci);
-    CHECK(PQstatus(fx.pg) == CONNECTION_OK);
+    CHECK(coord_fx_contributor(&fx, name) == 0);
+    PGconn *pg = PQconnectdb(fx.ci);
+    CHECK(PQstatus(pg) == CONNECTION_OK);
     int64_t run = s_submit(&fx, SPRT_DOC(10));
     char wid[32];
     snprintf(wid, sizeof wid, "w-%ld", (long) getpid());
@@ -1195,9 +1007,8 @@ static void a_database_outage_gives_internal_and_loses_nothing_acknowledged(void
     s_all_pairs(t, pairs);
     s_deliver(c, t, pairs, 4, NULL, 0, false, 4);
     /* The database goes away: the coordinator answers INTERNAL and lives. */
-    PQfinish(fx.pg);
-    fx.pg = NULL;
-    CHECK(s_own_cluster("stop", NULL, 0) == 0);
+    PQfinish(pg);
+    CHECK(coord_fx_cluster("stop", fx.own_cluster, NULL, 0) == 0);
     proto_result_t res;
     CHECK(coord_client_make_result(t, pairs + 4, 6, NULL, 1, true, &res) == 0);
     proto_msg_t m;
@@ -1207,7 +1018,7 @@ static void a_database_outage_gives_internal_and_loses_nothing_acknowledged(void
     proto_msg_free(&m);
     CHECK(kill(fx.proc.pid, 0) == 0);
     /* It comes back: the resent batch is stored once. */
-    CHECK(s_own_cluster("start", ci, sizeof ci) == 0);
+    CHECK(coord_fx_cluster("start", fx.own_cluster, ci, sizeof ci) == 0);
     CHECK(coord_client_result(c, &res, &m) == 0);
     CHECK_MSG(m.type == PROTO_ACK, "got %s %s", proto_type_name(m.type),
               m.type == PROTO_ERROR ? m.u.error.text : "");
@@ -1218,15 +1029,15 @@ static void a_database_outage_gives_internal_and_loses_nothing_acknowledged(void
     CHECK_EQ_INT(m.u.ack.duplicate_count, 6);
     proto_msg_free(&m);
     proto_result_free(&res);
-    fx.pg = PQconnectdb(fx.ci);
-    CHECK(PQstatus(fx.pg) == CONNECTION_OK);
+    pg = PQconnectdb(fx.ci);
+    CHECK(PQstatus(pg) == CONNECTION_OK);
+    PQfinish(pg);
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    CHECK_EQ_INT(s_sql(&fx, sql), 10);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 10);
     proto_msg_free(&tm);
     coord_client_destroy(&c);
-    s_down(&fx);
-    s_own_cluster("stop", NULL, 0);
+    coord_fx_down(&fx);
 }
 
 static const check_case_t CASES[] = {
