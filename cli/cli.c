@@ -50,6 +50,19 @@ int64_t cli_parse_id(const char *s)
     return v;
 }
 
+int cli_run_args(const cli_args_t *a, const char *const *allowed, const char *usage,
+                 const char *suffix, int64_t *id, char *path, size_t cap)
+{
+    int rc = cli_check_args(a, allowed, 1, usage);
+    if (rc)
+        return rc;
+    *id = cli_parse_id(a->argv[0]);
+    if (*id < 0)
+        return CLI_USAGE;
+    snprintf(path, cap, "/api/runs/%lld%s", (long long) *id, suffix);
+    return CLI_OK;
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;

@@ -55,6 +55,12 @@ const char *cli_opt(const cli_args_t *a, const char *key);
 int cli_check_args(const cli_args_t *a, const char *const *allowed, int npos, const char *usage);
 /* Parses a positive run id; prints a message and returns -1 if it is not one. */
 int64_t cli_parse_id(const char *s);
+/* The arguments of a command on one run (capa show ID, stop ID, ...):
+ * cli_check_args with one positional argument, which must be a run id;
+ * then the run's API path plus suffix ("" or "/stop") goes to path. CLI_OK
+ * with *id set, or CLI_USAGE after a message. */
+int cli_run_args(const cli_args_t *a, const char *const *allowed, const char *usage,
+                 const char *suffix, int64_t *id, char *path, size_t cap);
 
 /* Prints "capa: ..." to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -25,23 +25,6 @@ static void s_interval(const cJSON *o, double *v, double *lo, double *hi)
     }
 }
 
-/* The commands on one run (show, watch, stop, pgn): checks the options
- * against allowed and that the one argument is a run id, and writes the
- * run's API path with suffix ("" or "/stop") into path. CLI_OK, or
- * CLI_USAGE after a message. */
-static int s_run_args(const cli_args_t *a, const char *const *allowed, const char *usage,
-                      const char *suffix, int64_t *id, char *path, size_t cap)
-{
-    int rc = cli_check_args(a, allowed, 1, usage);
-    if (rc)
-        return rc;
-    *id = cli_parse_id(a->argv[0]);
-    if (*id < 0)
-        return CLI_USAGE;
-    snprintf(path, cap, "/api/runs/%lld%s", (long long) *id, suffix);
-    return CLI_OK;
-}
-
 /* ---- submit -------------------------------------------------------------------- */
 
 static char *s_read(const char *path, size_t *len)
@@ -265,7 +248,7 @@ int cmd_show(const cli_opts_t *o, const cli_args_t *a)
 {
     int64_t id;
     char path[64];
-    int rc = s_run_args(a, NULL, "show ID", "", &id, path, sizeof path);
+    int rc = cli_run_args(a, NULL, "show ID", "", &id, path, sizeof path);
     if (rc)
         return rc;
     cJSON *rep = NULL;
@@ -350,8 +333,8 @@ int cmd_watch(const cli_opts_t *o, const cli_args_t *a)
     static const char *const allowed[] = { "interval", NULL };
     int64_t id;
     char path[64], line[2048], last[2048] = "";
-    int rc = s_run_args(a, allowed, "watch ID [--interval SECONDS]", "/report", &id, path,
-                        sizeof path);
+    int rc = cli_run_args(a, allowed, "watch ID [--interval SECONDS]", "/report", &id, path,
+                          sizeof path);
     if (rc)
         return rc;
     int interval_ms = o->interval_ms;
@@ -424,7 +407,7 @@ int cmd_stop(const cli_opts_t *o, const cli_args_t *a)
 {
     int64_t id;
     char path[64];
-    int rc = s_run_args(a, NULL, "stop ID", "/stop", &id, path, sizeof path);
+    int rc = cli_run_args(a, NULL, "stop ID", "/stop", &id, path, sizeof path);
     if (rc)
         return rc;
     cJSON *out = NULL;
@@ -443,7 +426,7 @@ int cmd_pgn(const cli_opts_t *o, const cli_args_t *a)
 {
     int64_t id;
     char path[64];
-    int rc = s_run_args(a, NULL, "pgn ID > games.pgn", "/pgn", &id, path, sizeof path);
+    int rc = cli_run_args(a, NULL, "pgn ID > games.pgn", "/pgn", &id, path, sizeof path);
     if (rc)
         return rc;
     client_response_t r;

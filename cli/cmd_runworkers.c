@@ -9,18 +9,6 @@
 
 #include "table.h"
 
-static double s_num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
-static const char *s_str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static bool s_true(const cJSON *o, const char *key)
 {
     return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, key));
@@ -28,14 +16,11 @@ static bool s_true(const cJSON *o, const char *key)
 
 static int s_run_workers(const cli_opts_t *o, const cli_args_t *a)
 {
-    int rc = cli_check_args(a, NULL, 1, "workers [ID]");
+    int64_t id;
+    char path[64];
+    int rc = cli_run_args(a, NULL, "workers [ID]", "/workers", &id, path, sizeof path);
     if (rc)
         return rc;
-    int64_t id = cli_parse_id(a->argv[0]);
-    if (id < 0)
-        return CLI_USAGE;
-    char path[64];
-    snprintf(path, sizeof path, "/api/runs/%lld/workers", (long long) id);
     cJSON *out = NULL;
     if ((rc = cli_get_json(o, path, &out)) != CLI_OK)
         return rc;
@@ -44,13 +29,13 @@ static int s_run_workers(const cli_opts_t *o, const cli_args_t *a)
         cJSON_Delete(out);
         return CLI_OK;
     }
-    const char *test = s_str(out, "test");
-    printf("run %lld (%s): ", (long long) id, s_str(out, "kind"));
+    const char *test = cli_str(out, "test");
+    printf("run %lld (%s): ", (long long) id, cli_str(out, "kind"));
     if (strcmp(test, "pooled") == 0 || strcmp(test, "by_imbalance") == 0) {
         printf("chi-squared of each worker's pair scores against the others'%s, with at least "
                "%.0f pairs", strcmp(test, "by_imbalance") == 0 ? " by imbalance" : "",
-               s_num(out, "min_pairs"));
-        double p_max = s_num(out, "outlier_p");
+               cli_num(out, "min_pairs"));
+        double p_max = cli_num(out, "outlier_p");
         if (p_max > 0)
             printf("; outlier below p = %g", p_max);
         puts("");
@@ -69,21 +54,22 @@ static int s_run_workers(const cli_opts_t *o, const cli_args_t *a)
             const cJSON *v = cJSON_GetArrayItem(pe, b);
             p[b] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
         }
-        double score = s_num(w, "score"), chi2 = s_num(w, "chi2"), pv = s_num(w, "p");
+        double score = cli_num(w, "score"), chi2 = cli_num(w, "chi2"), pv = cli_num(w, "p");
         bool flagged = s_true(w, "flagged"), outlier = s_true(w, "outlier");
-        table_addf(t, "%s", s_str(w, "id"));
-        table_addf(t, "%s", s_str(w, "contributor"));
-        table_addf(t, "%.0f", s_num(w, "pairs"));
-        table_addf(t, "%.0f", s_num(w, "excluded"));
+        table_addf(t, "%s", cli_str(w, "id"));
+        table_addf(t, "%s", cli_str(w, "contributor"));
+        table_addf(t, "%.0f", cli_num(w, "pairs"));
+        table_addf(t, "%.0f", cli_num(w, "excluded"));
         table_addf(t, "%.0f,%.0f,%.0f,%.0f,%.0f", p[0], p[1], p[2], p[3], p[4]);
-        table_addf(t, "%.0f/%.0f/%.0f", s_num(w, "wins"), s_num(w, "draws"), s_num(w, "losses"));
+        table_addf(t, "%.0f/%.0f/%.0f", cli_num(w, "wins"), cli_num(w, "draws"),
+                   cli_num(w, "losses"));
         if (isfinite(score))
             table_addf(t, "%.1f%%", score * 100);
         else
             table_addf(t, "-");
         if (isfinite(chi2) && isfinite(pv)) {
             table_addf(t, "%.1f", chi2);
-            table_addf(t, "%.0f", s_num(w, "df"));
+            table_addf(t, "%.0f", cli_num(w, "df"));
             table_addf(t, "%.2g", pv);
         } else {
             table_addf(t, "-");
