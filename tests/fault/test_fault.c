@@ -152,6 +152,12 @@ static void s_check_pairs(coord_fx_t *fx, int64_t run, long planned, const bool 
     "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":" #pairs_each "},"      \
     "{\"name\":\"N vs B\",\"side\":\"N\",\"other\":\"B\",\"pairs\":" #pairs_each "}]}"
 
+/* A long SPRT run: there is always work for the test clients. */
+#define SPRT_DOC                                                                            \
+    "{\"kind\":\"sprt\",\"name\":\"t\",\"seed\":7,\"variant\":\"caparandom\","              \
+    "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"                 \
+    "\"elo0\":0,\"elo1\":5,\"max_pairs\":1000}"
+
 /* ---- cases ---------------------------------------------------------------- */
 
 static void a_chaos_run_stores_exactly_the_planned_pairs(void)
@@ -308,9 +314,7 @@ static void a_revoked_token_is_refused_at_every_kind_of_message(void)
     static const char *const extra[] = { "--task-seconds", "1", NULL };
     static coord_fx_t fx;
     CHECK(coord_fx_up(&fx, "fault_revoke", extra) == 0);
-    s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"t\",\"seed\":7,\"variant\":\"caparandom\","
-                  "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"
-                  "\"elo0\":0,\"elo1\":5,\"max_pairs\":1000}");
+    s_submit(&fx, SPRT_DOC);
     enum { K_REQUEST, K_HEARTBEAT, K_RESULT, K_HELLO, K_COUNT };
     static const char *const kinds[K_COUNT] = { "REQUEST", "HEARTBEAT", "RESULT", "HELLO" };
     coord_client_t *c[K_COUNT];
@@ -642,9 +646,7 @@ static void more_hostile_messages_get_their_errors_and_nothing_is_stored(void)
     static const char *const extra[] = { "--task-seconds", "1", NULL };
     static coord_fx_t fx;
     CHECK(coord_fx_up(&fx, "fault_hostile", extra) == 0);
-    s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"t\",\"seed\":7,\"variant\":\"caparandom\","
-                  "\"game\":{\"nodes\":1000},\"a\":{},\"b\":{\"ArchbishopValueMg\":875},"
-                  "\"elo0\":0,\"elo1\":5,\"max_pairs\":1000}");
+    s_submit(&fx, SPRT_DOC);
     coord_client_t *evil = coord_client_new(fx.proc.endpoint);
     CHECK(evil != NULL);
     struct {
