@@ -456,13 +456,48 @@ static int s_lie(coord_client_t *liar, const proto_task_t *t, proto_msg_t *reply
     return coord_client_deliver(liar, t, NULL, t->pair_count, scores, 0, true, reply);
 }
 
+/* One REQUEST of the liar, and its lies if it gets a task: the answer. */
+static proto_type_t s_liar_request(coord_client_t *liar, int slots, long *lies, long *tasks)
+{
+    proto_msg_t m;
+    CHECK(coord_client_request(liar, slots, &m) == 0);
+    proto_type_t type = m.type;
+    if (m.type == PROTO_TASK) {
+        proto_msg_t a;
+        CHECK(s_lie(liar, &m.u.task, &a) == 0);
+        CHECK_MSG(a.type == PROTO_ACK, "liar RESULT: %s %s", proto_type_name(a.type),
+                  a.type == PROTO_ERROR ? a.u.error.text : "");
+        proto_msg_free(&a);
+        *lies += (long) m.u.task.pair_count;
+        (*tasks)++;
+    } else {
+        CHECK_MSG(m.type == PROTO_NO_TASK, "liar REQUEST: %s", proto_type_name(m.type));
+    }
+    proto_msg_free(&m);
+    return type;
+}
+
+/* How many of the liar's pair numbers of a run are counted for someone else. */
+static long s_liar_numbers_replayed(coord_fx_t *fx, int64_t run)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs l JOIN pairs h ON h.run_id = l.run_id "
+             "AND h.pair_no = l.pair_no AND NOT h.excluded AND h.worker_id <> 'liar' "
+             "WHERE l.run_id = %lld AND l.worker_id = 'liar'", (long long) run);
+    return coord_fx_sql(fx, sql);
+}
+
 /* Two honest capa-workers and a liar (a protocol client that reports B
- * winning both games of every pair it gets, verify tasks included). With
- * verify_rate 1 every stored pair is replayed on another worker: the liar
- * disagrees with both honest workers and is flagged; its pairs stay stored
- * but excluded, the run's counters equal a recount without them, and no
- * honest worker is flagged although the liar "verified" some of their
- * pairs. */
+ * winning both games of every pair it gets, verify tasks included). The
+ * liar's first task comes before any honest pair is stored, so it holds
+ * pairs of the run that count until the liar is caught. With verify_rate 1
+ * every stored pair is replayed on another worker: the liar disagrees with
+ * both honest workers and is flagged; from then on it gets NO_TASK. Its
+ * pairs stay stored but excluded, their numbers are played again by the
+ * honest workers, and the study ends with exactly its planned pairs counted,
+ * each number once; the counters, the recount, the report and the estimate
+ * agree; no honest worker is flagged although the liar "verified" some of
+ * their pairs. */
 static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
 {
     static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", "--verify-rate",
@@ -473,36 +508,46 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
     const long planned = 3 * 8;
     int64_t run = s_submit(&fx, VALUES_DOC(8, 2000));
     int64_t bench = s_coord_bench(&fx);
-    s_worker_start(&fx, 0, fx.proc.endpoint, true);
-    s_worker_start(&fx, 1, fx.proc.endpoint, true);
-    /* The liar joins once the honest workers play (they bench first). */
-    for (double end = s_now() + 30; s_now() < end; usleep(100 * 1000))
-        if (coord_fx_sql(&fx, "SELECT count(*) FROM pairs") >= 2)
-            break;
+    /* The liar takes a task of the run before anything is stored (so it is
+     * no replay) and holds it while the honest workers start; then its lies
+     * count until it is caught, and its REQUESTs bring it replays of their
+     * pairs. */
     coord_client_t *liar = coord_client_join(fx.proc.endpoint, fx.token, "liar", bench);
     CHECK(liar != NULL);
-    proto_msg_t m;
-    long lies = 0, liar_tasks = 0;
+    proto_msg_t first;
+    bool got = false;
+    for (double end = s_now() + 30; !got && s_now() < end;) {
+        CHECK(coord_client_request(liar, 2, &first) == 0);
+        got = first.type == PROTO_TASK;
+        if (!got) {
+            proto_msg_free(&first);
+            usleep(100 * 1000);
+        }
+    }
+    CHECK_MSG(got, "the liar got no task of the run");
+    s_worker_start(&fx, 0, fx.proc.endpoint, true);
+    s_worker_start(&fx, 1, fx.proc.endpoint, true);
+    proto_msg_t hb = { .type = PROTO_HEARTBEAT };
+    for (double end = s_now() + 30; s_now() < end; usleep(300 * 1000)) {
+        CHECK(coord_client_send(liar, &hb) == 0);   /* alive, holding its lease */
+        if (coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id <> 'liar'") >= 2)
+            break;
+    }
+    long lies = (long) first.u.task.pair_count, liar_tasks = 1, tasks_flagged = 0;
+    proto_msg_t a;
+    CHECK(s_lie(liar, &first.u.task, &a) == 0);
+    CHECK_MSG(a.type == PROTO_ACK && a.u.ack.stored_count == first.u.task.pair_count,
+              "the liar's first RESULT: %s", proto_type_name(a.type));
+    proto_msg_free(&a);
+    proto_msg_free(&first);
     char st[32];
     bool flagged = false, finished = false;
     for (double end = s_now() + 150; s_now() < end && !(flagged && finished);) {
         finished = strcmp(coord_fx_run_status(&fx, run, st, sizeof st), "finished") == 0;
         flagged = coord_fx_sql(&fx, "SELECT count(*) FROM workers WHERE id = 'liar' "
                                     "AND flagged") == 1;
-        CHECK(coord_client_request(liar, 2, &m) == 0);
-        if (m.type == PROTO_TASK) {
-            const proto_task_t *t = &m.u.task;
-            proto_msg_t a;
-            CHECK(s_lie(liar, t, &a) == 0);
-            CHECK_MSG(a.type == PROTO_ACK, "liar RESULT: %s %s", proto_type_name(a.type),
-                      a.type == PROTO_ERROR ? a.u.error.text : "");
-            proto_msg_free(&a);
-            lies += (long) t->pair_count;
-            liar_tasks++;
-        } else {
-            CHECK_MSG(m.type == PROTO_NO_TASK, "liar REQUEST: %s", proto_type_name(m.type));
-        }
-        proto_msg_free(&m);
+        if (s_liar_request(liar, 2, &lies, &liar_tasks) == PROTO_TASK && flagged)
+            tasks_flagged++;
         usleep(700 * 1000);   /* a liar that keeps a believable pace */
     }
     double t_end = s_now();
@@ -511,6 +556,7 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
         coord_fx_worker_stop(&fx, i, SIGTERM);
     CHECK_MSG(finished, "the study did not finish; logs in %s/tests/fault_liar*", CAPA_BINARY_DIR);
     CHECK_MSG(flagged, "the liar was not flagged (%ld lies in %ld tasks)", lies, liar_tasks);
+    CHECK_MSG(tasks_flagged == 0, "the flagged liar got %ld tasks", tasks_flagged);
     char sql[512];
     /* Honest workers are not flagged. */
     CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM workers WHERE flagged "
@@ -524,10 +570,20 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
     CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w "
                                    "ON w.id = p.worker_id WHERE w.id <> 'liar' AND p.excluded"),
                  0);
-    /* Every planned pair stored once; counters = recount without the liar. */
-    snprintf(sql, sizeof sql, "SELECT count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld",
+    /* Every planned number counted exactly once, the liar's ones too (by an
+     * honest worker); the liar's pairs kept beside them. */
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND NOT excluded",
              (long long) run);
+    long counted = coord_fx_sql(&fx, sql);
+    CHECK_EQ_INT(counted, planned);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld "
+             "AND NOT excluded AND pair_no BETWEEN 0 AND %ld", (long long) run, planned - 1);
     CHECK_EQ_INT(coord_fx_sql(&fx, sql), planned);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), planned + liar_pairs);
+    long replayed = s_liar_numbers_replayed(&fx, run);
+    CHECK_EQ_INT(replayed, liar_pairs);
+    /* Counters = recount without the liar = the planned pairs. */
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM runs r JOIN run_totals_recount t ON t.run_id = r.id "
              "WHERE r.id = %lld AND r.pairs_done = t.pairs_done AND r.penta0 = t.penta0 "
@@ -536,7 +592,20 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
              "AND r.losses = t.losses", (long long) run);
     CHECK_MSG(coord_fx_sql(&fx, sql) == 1, "run counters differ from run_totals_recount");
     snprintf(sql, sizeof sql, "SELECT pairs_done FROM runs WHERE id = %lld", (long long) run);
-    CHECK_EQ_INT(coord_fx_sql(&fx, sql), planned - liar_pairs);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), planned);
+    /* The report and the piece-value fit saw the planned pairs, no lie. */
+    snprintf(sql, sizeof sql, "SELECT (result->>'pairs')::bigint FROM runs WHERE id = %lld",
+             (long long) run);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), planned);
+    snprintf(sql, sizeof sql, "SELECT pairs_used FROM estimates WHERE run_id = %lld",
+             (long long) run);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), planned);
+    snprintf(sql, sizeof sql, "SELECT sum(wins + draws + losses) FROM imbalance_games "
+             "WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 2 * planned);
+    /* Workers' accounting: every pair stored, the liar's too, once. */
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT coalesce(sum(pairs), 0) FROM workers"),
+                 coord_fx_sql(&fx, "SELECT count(*) FROM pairs"));
     long checked = coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE verified IS NOT NULL");
     long mism = coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE verified = false");
     long honest_ok = coord_fx_sql(&fx, "SELECT count(*) FROM pairs p JOIN workers w "
@@ -550,8 +619,9 @@ static void a_lying_worker_is_caught_by_replays_and_its_pairs_excluded(void)
                                    "WHERE w.id <> 'liar' AND v.id <> 'liar' AND NOT p.verified"),
                  0);
     printf("figure: liar.pairs_planned = %ld\n", planned);
-    printf("figure: liar.tasks = %ld, fabricated_pairs = %ld (stored %ld, all excluded)\n",
-           liar_tasks, lies, liar_pairs);
+    printf("figure: liar.tasks = %ld, fabricated_pairs = %ld (stored %ld, all excluded, "
+           "%ld replayed by honest workers), counted = %ld of %ld planned\n", liar_tasks, lies,
+           liar_pairs, replayed, counted, planned);
     printf("figure: liar.pairs_verified = %ld, mismatches = %ld, honest_reproduced_by_honest = %ld\n",
            checked, mism, honest_ok);
     printf("figure: liar.flagged = yes, honest_flagged = 0, seconds = %.1f\n", t_end - t0);
@@ -606,10 +676,23 @@ static void a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlie
         if (flagged)
             t_flag = s_now();
     }
+    /* Flagged: no more tasks for it, and its numbers go to the honest
+     * workers (returned numbers first). */
+    long no_lies = 0, no_tasks = 0;
+    if (flagged)
+        CHECK_EQ_INT(s_liar_request(liar, 4, &no_lies, &no_tasks), PROTO_NO_TASK);
+    long liar_numbers = coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id = 'liar'");
+    long replayed = -1;
+    for (double end = s_now() + 60; flagged && s_now() < end; usleep(200 * 1000))
+        if ((replayed = s_liar_numbers_replayed(&fx, run)) == liar_numbers)
+            break;
+    double t_replayed = s_now();
     coord_client_destroy(&liar);
     for (int i = 0; i < 2; i++)
         coord_fx_worker_stop(&fx, i, SIGTERM);
     CHECK_MSG(flagged, "the liar was not flagged after %ld fabricated pairs", lies);
+    CHECK_MSG(replayed == liar_numbers, "%ld of the liar's %ld numbers played again in 60 s",
+              replayed, liar_numbers);
     char sql[512];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM workers WHERE id = 'liar' AND flag_reason LIKE "
              "'%%chi-squared%%'");
@@ -632,8 +715,9 @@ static void a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlie
     long honest = coord_fx_sql(&fx, "SELECT count(*) FROM pairs WHERE worker_id <> 'liar'");
     printf("figure: outlier.honest_pairs = %ld, liar_pairs = %ld (all excluded)\n", honest,
            liar_pairs);
-    printf("figure: outlier.seconds_from_liar_join_to_flag = %.1f, total = %.1f\n",
-           t_flag - t_join, s_now() - t0);
+    printf("figure: outlier.seconds_from_liar_join_to_flag = %.1f, "
+           "from_flag_to_its_numbers_replayed = %.1f, total = %.1f\n",
+           t_flag - t_join, t_replayed - t_flag, s_now() - t0);
     coord_fx_down(&fx);
 }
 
