@@ -12,9 +12,6 @@
 #include "store_extra.h"
 #include "verify_outlier.h"
 
-/* Pairs a worker (and the rest of its run) needs before it is tested. */
-#define OUTLIER_MIN_PAIRS 30
-
 bool coord_worker_is_flagged(const coord_t *self, const char *worker_id)
 {
     for (size_t i = 0; i < self->nflagged; i++)
@@ -100,7 +97,7 @@ static void s_check_run(coord_t *self, coord_run_t *run)
         memcpy(w[i].penta, rows[i].penta, sizeof w[i].penta);
     }
     free(rows);
-    int k = verify_outliers(w, n, OUTLIER_MIN_PAIRS, self->cfg.outlier_p);
+    int k = verify_outliers(w, n, VERIFY_OUTLIER_MIN_PAIRS, self->cfg.outlier_p);
     for (size_t i = 0; i < n; i++) {
         if (w[i].df == 0)
             continue;

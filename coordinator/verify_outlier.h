@@ -23,8 +23,8 @@
 #include "protocol.h"
 
 /* Pairs a worker, and the rest of its run, need before it is tested: the
- * coordinator's rule (OUTLIER_MIN_PAIRS in coord_outlier.c), also used by the
- * per-worker breakdown of the HTTP API (runworkers.h). */
+ * coordinator's outlier check (coord_outlier.c) and the per-worker breakdown
+ * of the HTTP API (runworkers.h) both use it. */
 #define VERIFY_OUTLIER_MIN_PAIRS 30
 
 typedef struct {
