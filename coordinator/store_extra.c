@@ -128,18 +128,6 @@ int store_extra_tasks_create(store_t *store, store_extra_task_t *tasks, size_t n
     return rc;
 }
 
-/* As in store_tasks.c: the unstored pair numbers of the tasks in CTE
- * "ended", as ranges (gaps and islands); excluded pairs are not stored. */
-#define EXTRA_UNSTORED_RANGES                                                            \
-    " , missing AS ("                                                                    \
-    "  SELECT e.id, e.run_id, g.n FROM ended e"                                          \
-    "  CROSS JOIN LATERAL generate_series(e.first_pair, e.last_pair) AS g(n)"             \
-    "  WHERE NOT EXISTS (SELECT 1 FROM pairs p"                                          \
-    "   WHERE p.run_id = e.run_id AND p.pair_no = g.n AND NOT p.excluded))"              \
-    " SELECT id, run_id, min(n), max(n) FROM ("                                          \
-    "  SELECT id, run_id, n, n - row_number() OVER (PARTITION BY id ORDER BY n) AS grp"  \
-    "  FROM missing) s"                                                                  \
-    " GROUP BY id, run_id, grp ORDER BY run_id, min(n)"
 
 int store_extra_tasks_finish(store_t *store, const int64_t *ids, size_t n,
                              store_range_t **ranges_p, size_t *n_out)
@@ -162,7 +150,7 @@ int store_extra_tasks_finish(store_t *store, const int64_t *ids, size_t n,
     int rc = s_exec_async(store, "finish tasks",
                         "WITH ended AS (UPDATE tasks SET status = 'done', ended_at = now()"
                         "  WHERE id = ANY($1::bigint[]) AND status = 'active'"
-                        "  RETURNING id, run_id, first_pair, last_pair)" EXTRA_UNSTORED_RANGES,
+                        "  RETURNING id, run_id, first_pair, last_pair)" STORE_UNSTORED_RANGES,
                         1, params, &res);
     free(b.s);
     if (rc < 0)

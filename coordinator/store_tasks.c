@@ -6,19 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The unstored pair numbers of the tasks in CTE "ended" (columns id, run_id,
- * first_pair, last_pair), grouped into ranges (gaps and islands). An
- * excluded pair does not count as stored: its number is played again. */
-#define UNSTORED_RANGES                                                                  \
-    " , missing AS ("                                                                    \
-    "  SELECT e.id, e.run_id, g.n FROM ended e"                                          \
-    "  CROSS JOIN LATERAL generate_series(e.first_pair, e.last_pair) AS g(n)"             \
-    "  WHERE NOT EXISTS (SELECT 1 FROM pairs p"                                          \
-    "   WHERE p.run_id = e.run_id AND p.pair_no = g.n AND NOT p.excluded))"              \
-    " SELECT id, run_id, min(n), max(n) FROM ("                                          \
-    "  SELECT id, run_id, n, n - row_number() OVER (PARTITION BY id ORDER BY n) AS grp"  \
-    "  FROM missing) s"                                                                  \
-    " GROUP BY id, run_id, grp ORDER BY run_id, min(n)"
 
 static const char *const s_status_names[] = { "active", "done", "expired", "cancelled" };
 
@@ -239,7 +226,7 @@ int store_task_expire(store_t *store, int64_t task_id, store_range_t **ranges_p,
     return s_ranges(store, "expire task",
                     "WITH ended AS (UPDATE tasks SET status = 'expired', ended_at = now()"
                     "  WHERE id = $1::bigint AND status = 'active'"
-                    "  RETURNING id, run_id, first_pair, last_pair)" UNSTORED_RANGES,
+                    "  RETURNING id, run_id, first_pair, last_pair)" STORE_UNSTORED_RANGES,
                     1, params, ranges_p, n_out);
 }
 
@@ -250,7 +237,7 @@ int store_task_expire_worker(store_t *store, const char *worker_id, store_range_
     return s_ranges(store, "expire worker tasks",
                     "WITH ended AS (UPDATE tasks SET status = 'expired', ended_at = now()"
                     "  WHERE worker_id = $1 AND status = 'active'"
-                    "  RETURNING id, run_id, first_pair, last_pair)" UNSTORED_RANGES,
+                    "  RETURNING id, run_id, first_pair, last_pair)" STORE_UNSTORED_RANGES,
                     1, params, ranges_p, n_out);
 }
 
@@ -259,7 +246,7 @@ int store_task_expire_due(store_t *store, store_range_t **ranges_p, size_t *n_ou
     return s_ranges(store, "expire due tasks",
                     "WITH ended AS (UPDATE tasks SET status = 'expired', ended_at = now()"
                     "  WHERE status = 'active' AND expires_at <= now()"
-                    "  RETURNING id, run_id, first_pair, last_pair)" UNSTORED_RANGES,
+                    "  RETURNING id, run_id, first_pair, last_pair)" STORE_UNSTORED_RANGES,
                     0, NULL, ranges_p, n_out);
 }
 
@@ -269,6 +256,6 @@ int store_task_unstored(store_t *store, int64_t task_id, store_range_t **ranges_
     const char *params[] = { store_i64(tb, task_id) };
     return s_ranges(store, "unstored pairs of a task",
                     "WITH ended AS (SELECT id, run_id, first_pair, last_pair FROM tasks"
-                    "  WHERE id = $1::bigint)" UNSTORED_RANGES,
+                    "  WHERE id = $1::bigint)" STORE_UNSTORED_RANGES,
                     1, params, ranges_p, n_out);
 }
