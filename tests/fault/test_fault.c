@@ -19,7 +19,6 @@
 #include "coord_fixture.h"
 #include "fault_proxy.h"
 #include "stats_rng.h"
-#include "token.h"
 #include "verify.h"
 
 #include <zmq.h>
@@ -367,12 +366,9 @@ static void a_revoked_token_is_refused_at_every_kind_of_message(void)
  * they do (so the search would have found it). */
 static void an_eavesdropper_sees_the_token_only_without_curve(void)
 {
-    char pub[TOKEN_Z85_KEY_MAX];
-    static char path[600];
-    CHECK(coord_fx_curve_key("fault_curve", pub, path, sizeof path) == 0);
-    static const char *const extra[] = { "--curve-secret-file", path, NULL };
     static coord_fx_t fx;
-    CHECK(coord_fx_up_curve(&fx, "fault_curve", extra, pub) == 0);
+    CHECK(coord_fx_up_curve(&fx, "fault_curve") == 0);
+    const char *pub = fx.server_public;
     fault_proxy_t *px = fault_proxy_new(fx.proc.port);
     CHECK(px != NULL);
     char via[64];
@@ -426,7 +422,6 @@ static void an_eavesdropper_sees_the_token_only_without_curve(void)
     printf("figure: curve.bytes_seen = %zu, token_in_clear = no\n", curve_bytes);
     fault_proxy_destroy(&px);
     coord_fx_down(&fx);
-    unlink(path);
 }
 
 /* The bench signature the coordinator computed ("bench signature N (own

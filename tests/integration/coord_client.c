@@ -290,6 +290,22 @@ int coord_free_port(void)
     return port;
 }
 
+pid_t coord_spawn(const char *const *argv, const char *log_path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execv(argv[0], (char *const *) argv);
+        _exit(127);
+    }
+    return pid;
+}
+
 static int s_spawn(coord_proc_t *p, const char *conninfo, const char *const *extra,
                    const char *name, const char *server_public)
 {
@@ -325,19 +341,9 @@ static int s_spawn(coord_proc_t *p, const char *conninfo, const char *const *ext
     for (int i = 0; extra && extra[i] && n < 62; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;
-    pid_t pid = fork();
+    pid_t pid = coord_spawn(argv, p->log_path);
     if (pid < 0)
         return -1;
-    if (pid == 0) {
-        int fd = open(p->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        execv(exe, (char *const *) argv);
-        _exit(127);
-    }
     p->pid = pid;
     /* Ready when it answers: an unknown peer's REQUEST gets UNKNOWN_WORKER. */
     for (int i = 0; i < 300; i++) {
@@ -364,11 +370,7 @@ static int s_spawn(coord_proc_t *p, const char *conninfo, const char *const *ext
 int coord_proc_start(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
                      const char *name)
 {
-    memset(p, 0, sizeof *p);
-    p->port = coord_free_port();
-    if (p->port < 0)
-        return -1;
-    return s_spawn(p, conninfo, extra_args, name, NULL);
+    return coord_proc_start_curve(p, conninfo, extra_args, name, NULL);
 }
 
 int coord_proc_start_curve(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
@@ -387,24 +389,25 @@ int coord_proc_restart(coord_proc_t *p, const char *conninfo, const char *const 
     return s_spawn(p, conninfo, extra_args, name, NULL);
 }
 
+int coord_kill_wait(pid_t pid, int sig, int timeout_ms)
+{
+    kill(pid, sig);
+    for (int waited = 0; waited < timeout_ms; waited += 100) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        usleep(100 * 1000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
 int coord_proc_stop(coord_proc_t *p, int sig)
 {
     if (p->pid <= 0)
         return -1;
-    kill(p->pid, sig);
-    for (int i = 0; i < 200; i++) {
-        int status;
-        pid_t r = waitpid(p->pid, &status, WNOHANG);
-        if (r == p->pid) {
-            p->pid = 0;
-            if (WIFEXITED(status))
-                return WEXITSTATUS(status);
-            return 128 + WTERMSIG(status);
-        }
-        usleep(100 * 1000);
-    }
-    kill(p->pid, SIGKILL);
-    waitpid(p->pid, NULL, 0);
+    int rc = coord_kill_wait(p->pid, sig, 20000);
     p->pid = 0;
-    return -1;
+    return rc;
 }

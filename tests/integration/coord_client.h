@@ -74,6 +74,9 @@ typedef struct {
     char log_path[512];
 } coord_proc_t;
 
+/* Starts argv[0] (argv NULL-terminated) with its stdout and stderr appended
+ * to log_path: the child's pid, or -1. */
+pid_t coord_spawn(const char *const *argv, const char *log_path);
 /* A free TCP port on 127.0.0.1 (bound and released). */
 int coord_free_port(void);
 /* Starts build/.../capa-coordinator serve with --db conninfo, a fresh port,
@@ -82,7 +85,8 @@ int coord_free_port(void);
  * a message (up to 30 s). 0 or -1. */
 int coord_proc_start(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
                      const char *name);
-/* The same for a CURVE coordinator: the readiness probe uses server_public. */
+/* The same for a CURVE coordinator: the readiness probe uses server_public
+ * (NULL = a plain coordinator). */
 int coord_proc_start_curve(coord_proc_t *p, const char *conninfo, const char *const *extra_args,
                            const char *name, const char *server_public);
 /* Same port as before (a restart). */
@@ -91,5 +95,8 @@ int coord_proc_restart(coord_proc_t *p, const char *conninfo, const char *const 
 /* Sends sig (SIGTERM, SIGKILL) and waits up to 20 s; returns the exit status
  * (128 + signal number if killed), or -1. */
 int coord_proc_stop(coord_proc_t *p, int sig);
+/* Sends sig to a child process and waits up to timeout_ms for it, then
+ * SIGKILLs it: its exit status as above, or -1 if it had to be killed. */
+int coord_kill_wait(pid_t pid, int sig, int timeout_ms);
 
 #endif

@@ -2,12 +2,10 @@
  * for the integration and fault suites (see coord_fixture.h). */
 #include "coord_fixture.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +45,8 @@ void coord_fx_down(coord_fx_t *fx)
     store_destroy(&fx->st);
     if (fx->own_cluster[0])
         coord_fx_cluster("stop", fx->own_cluster, NULL, 0);
+    if (fx->key_path[0])
+        unlink(fx->key_path);
     if (s_live == fx)
         s_live = NULL;
 }
@@ -85,10 +85,32 @@ int coord_fx_contributor(coord_fx_t *fx, const char *name)
     return 0;
 }
 
+/* A CURVE key pair: the secret saved to fx->key_path, the public key in
+ * fx->server_public. */
+static int s_curve_key(coord_fx_t *fx)
+{
+    char secret[TOKEN_Z85_KEY_MAX], err[256];
+    if (token_curve_keypair(fx->server_public, secret) < 0)
+        return -1;
+    snprintf(fx->key_path, sizeof fx->key_path, "%s/tests/%s.key", CAPA_BINARY_DIR, fx->name);
+    unlink(fx->key_path);
+    if (token_curve_save(fx->key_path, fx->server_public, secret, err, sizeof err) < 0) {
+        fprintf(stderr, "coord_fixture: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
 static int s_up(coord_fx_t *fx, const char *name, const char *const *extra, bool own_cluster,
-                const char *server_public)
+                bool curve)
 {
     coord_fx_begin(fx, name);
+    const char *curve_args[] = { "--curve-secret-file", fx->key_path, NULL };
+    if (curve) {
+        if (s_curve_key(fx) < 0)
+            return -1;
+        extra = curve_args;
+    }
     if (own_cluster) {
         snprintf(fx->own_cluster, sizeof fx->own_cluster, "%s/tests/%s_pg", CAPA_BINARY_DIR, name);
         coord_fx_cluster("destroy", fx->own_cluster, NULL, 0);
@@ -102,9 +124,8 @@ static int s_up(coord_fx_t *fx, const char *name, const char *const *extra, bool
     char log[600];
     snprintf(log, sizeof log, "%s/tests/%s.log", CAPA_BINARY_DIR, name);
     unlink(log);
-    int rc = server_public ? coord_proc_start_curve(&fx->proc, fx->ci, extra, name, server_public)
-                           : coord_proc_start(&fx->proc, fx->ci, extra, name);
-    if (rc < 0) {
+    const char *server_public = curve ? fx->server_public : NULL;
+    if (coord_proc_start_curve(&fx->proc, fx->ci, extra, name, server_public) < 0) {
         fprintf(stderr, "coord_fixture: the coordinator did not start; see %s\n", log);
         return -1;
     }
@@ -113,32 +134,17 @@ static int s_up(coord_fx_t *fx, const char *name, const char *const *extra, bool
 
 int coord_fx_up(coord_fx_t *fx, const char *name, const char *const *extra_args)
 {
-    return s_up(fx, name, extra_args, false, NULL);
+    return s_up(fx, name, extra_args, false, false);
 }
 
 int coord_fx_up_own_cluster(coord_fx_t *fx, const char *name, const char *const *extra_args)
 {
-    return s_up(fx, name, extra_args, true, NULL);
+    return s_up(fx, name, extra_args, true, false);
 }
 
-int coord_fx_up_curve(coord_fx_t *fx, const char *name, const char *const *extra_args,
-                      const char *server_public)
+int coord_fx_up_curve(coord_fx_t *fx, const char *name)
 {
-    return s_up(fx, name, extra_args, false, server_public);
-}
-
-int coord_fx_curve_key(const char *name, char *public_key, char *path, size_t cap)
-{
-    char secret[TOKEN_Z85_KEY_MAX], err[256];
-    if (token_curve_keypair(public_key, secret) < 0)
-        return -1;
-    snprintf(path, cap, "%s/tests/%s.key", CAPA_BINARY_DIR, name);
-    unlink(path);
-    if (token_curve_save(path, public_key, secret, err, sizeof err) < 0) {
-        fprintf(stderr, "coord_fixture: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return s_up(fx, name, NULL, false, true);
 }
 
 int64_t coord_fx_submit(coord_fx_t *fx, const char *doc)
@@ -241,36 +247,17 @@ int coord_fx_worker_start(coord_fx_t *fx, int i, const char *endpoint, bool fres
     for (int k = 0; extra_args && extra_args[k] && n < 62; k++)
         argv[n++] = extra_args[k];
     argv[n] = NULL;
-    pid_t pid = fork();
+    pid_t pid = coord_spawn(argv, log);
     if (pid < 0)
         return -1;
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execv(exe, (char *const *) argv);
-        _exit(127);
-    }
     fx->workers[i] = pid;
     return 0;
 }
 
 void coord_fx_worker_stop(coord_fx_t *fx, int i, int sig)
 {
-    pid_t pid = fx->workers[i];
-    if (pid <= 0)
+    if (fx->workers[i] <= 0)
         return;
-    kill(pid, sig);
-    for (int k = 0; k < 100; k++) {
-        if (waitpid(pid, NULL, WNOHANG) == pid) {
-            fx->workers[i] = 0;
-            return;
-        }
-        usleep(100 * 1000);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    coord_kill_wait(fx->workers[i], sig, 10000);
     fx->workers[i] = 0;
 }

@@ -38,6 +38,8 @@ typedef struct {
     char token[TOKEN_TEXT_MAX];   /* the contributor's */
     store_t *st;               /* open on ci once a contributor is added */
     pid_t workers[COORD_FX_WORKERS];
+    char server_public[TOKEN_Z85_KEY_MAX];   /* a CURVE coordinator's public key */
+    char key_path[600];        /* its secret key file, removed by coord_fx_down */
 } coord_fx_t;
 
 /* Takes down the live fixture, clears fx and makes it the live one (with
@@ -51,21 +53,17 @@ int coord_fx_up(coord_fx_t *fx, const char *name, const char *const *extra_args)
 /* The same on a private cluster in CAPA_BINARY_DIR/tests/<name>_pg (wiped
  * first, stopped by coord_fx_down), for a case that stops PostgreSQL. */
 int coord_fx_up_own_cluster(coord_fx_t *fx, const char *name, const char *const *extra_args);
-/* The same with CURVE: extra_args name the secret key file, server_public
- * is its public key (see coord_fx_curve_key). */
-int coord_fx_up_curve(coord_fx_t *fx, const char *name, const char *const *extra_args,
-                      const char *server_public);
-/* Stops the workers and the coordinator (SIGKILL), closes the store and
- * stops a private cluster. Accepts NULL. */
+/* The same with CURVE and no other extra arguments: a fresh key pair, the
+ * secret in CAPA_BINARY_DIR/tests/<name>.key, the public key in
+ * fx->server_public. */
+int coord_fx_up_curve(coord_fx_t *fx, const char *name);
+/* Stops the workers and the coordinator (SIGKILL), closes the store, stops
+ * a private cluster and removes a CURVE key file. Accepts NULL. */
 void coord_fx_down(coord_fx_t *fx);
 
 /* Adds contributor name on fx->ci (opening fx->st first if need be); its
  * token goes to fx->token. 0 or -1. */
 int coord_fx_contributor(coord_fx_t *fx, const char *name);
-/* A CURVE key pair for a coordinator: the secret saved to
- * CAPA_BINARY_DIR/tests/<name>.key (its path into path), the public key
- * (TOKEN_Z85_KEY_MAX bytes) into public_key. 0 or -1. */
-int coord_fx_curve_key(const char *name, char *public_key, char *path, size_t cap);
 /* scripts/pgtmp.sh cmd dir (start, stop, destroy); with conninfo, the
  * cluster's conninfo is read into it afterwards. 0 or -1. */
 int coord_fx_cluster(const char *cmd, const char *dir, char *conninfo, size_t len);

@@ -785,13 +785,10 @@ static void sigterm_says_bye_to_workers_and_exits_zero(void)
 
 static void curve_encryption_admits_only_clients_that_know_the_server_key(void)
 {
-    char pub[TOKEN_Z85_KEY_MAX];
-    static char path[600];
-    CHECK(coord_fx_curve_key("coord_curve", pub, path, sizeof path) == 0);
     /* The launcher's readiness probe must speak CURVE too. */
-    static const char *const extra[] = { "--curve-secret-file", path, NULL };
     static coord_fx_t fx;
-    CHECK(coord_fx_up_curve(&fx, "coord_curve", extra, pub) == 0);
+    CHECK(coord_fx_up_curve(&fx, "coord_curve") == 0);
+    const char *pub = fx.server_public;
     coord_client_t *c = coord_client_new_curve(fx.proc.endpoint, pub);
     CHECK(c != NULL);
     proto_msg_t m;
@@ -814,7 +811,6 @@ static void curve_encryption_admits_only_clients_that_know_the_server_key(void)
     CHECK(coord_client_recv(wrong, &m, 1500) < 0);
     coord_client_destroy(&wrong);
     coord_fx_down(&fx);
-    unlink(path);
 }
 
 /* Runs capa-coordinator with args (a shell-quoted string); output into out. */
@@ -908,22 +904,32 @@ static int s_worker_start(coord_fx_t *fx, int i)
     return coord_fx_worker_start(fx, i, fx->proc.endpoint, true, WORKER_ARGS);
 }
 
-static void an_sprt_run_played_by_real_workers_decides(void)
+/* Plays doc on a coordinator (no bench, 2-second tasks) with two real
+ * workers until the run finishes, up to 50 s, then stops the workers; the
+ * run id goes to *run. True if it finished. */
+static bool s_play(coord_fx_t *fx, const char *name, const char *doc, int64_t *run)
 {
     static const char *const extra[] = { "--bench", "0", "--task-seconds", "2", NULL };
+    CHECK(coord_fx_up(fx, name, extra) == 0);
+    *run = s_submit(fx, doc);
+    CHECK(s_worker_start(fx, 1) == 0 && s_worker_start(fx, 2) == 0);
+    bool done = coord_fx_wait_status(fx, *run, "finished", 50);
+    coord_fx_worker_stop(fx, 1, SIGTERM);
+    coord_fx_worker_stop(fx, 2, SIGTERM);
+    return done;
+}
+
+static void an_sprt_run_played_by_real_workers_decides(void)
+{
     static coord_fx_t fx;
-    CHECK(coord_fx_up(&fx, "coord_e2e_sprt", extra) == 0);
+    int64_t run;
     /* A plays with its queens and chancellors valued as pawns: B is far stronger. */
-    int64_t run = s_submit(&fx,
+    bool done = s_play(&fx, "coord_e2e_sprt",
         "{\"kind\":\"sprt\",\"name\":\"e2e\",\"seed\":11,\"variant\":\"caparandom\","
         "\"game\":{\"nodes\":400,\"max_plies\":300},"
         "\"a\":{\"QueenValueMg\":100,\"QueenValueEg\":100,\"ChancellorValueMg\":100,"
         "\"ChancellorValueEg\":100,\"ArchbishopValueMg\":100,\"ArchbishopValueEg\":100},"
-        "\"b\":{},\"elo0\":0,\"elo1\":10,\"max_pairs\":400}");
-    CHECK(s_worker_start(&fx, 1) == 0 && s_worker_start(&fx, 2) == 0);
-    bool done = coord_fx_wait_status(&fx, run, "finished", 50);
-    coord_fx_worker_stop(&fx, 1, SIGTERM);
-    coord_fx_worker_stop(&fx, 2, SIGTERM);
+        "\"b\":{},\"elo0\":0,\"elo1\":10,\"max_pairs\":400}", &run);
     CHECK_MSG(done, "the run did not finish within 50 s (see %s/tests/coord_e2e_sprt*.log)",
               CAPA_BINARY_DIR);
     char sql[256];
@@ -943,18 +949,13 @@ static void an_sprt_run_played_by_real_workers_decides(void)
 
 static void a_values_study_played_by_real_workers_stores_every_pair_once(void)
 {
-    static const char *const extra[] = { "--bench", "0", "--task-seconds", "2", NULL };
     static coord_fx_t fx;
-    CHECK(coord_fx_up(&fx, "coord_e2e_values", extra) == 0);
-    int64_t run = s_submit(&fx,
+    int64_t run;
+    bool done = s_play(&fx, "coord_e2e_values",
         "{\"kind\":\"values\",\"name\":\"e2e\",\"seed\":5,\"variant\":\"caparandom\","
         "\"positions\":{\"source\":\"crc\"},\"game\":{\"nodes\":300,\"max_plies\":200},"
         "\"imbalances\":[{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":4},"
-        "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":4}]}");
-    CHECK(s_worker_start(&fx, 1) == 0 && s_worker_start(&fx, 2) == 0);
-    bool done = coord_fx_wait_status(&fx, run, "finished", 50);
-    coord_fx_worker_stop(&fx, 1, SIGTERM);
-    coord_fx_worker_stop(&fx, 2, SIGTERM);
+        "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":4}]}", &run);
     CHECK_MSG(done, "the study did not finish within 50 s");
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT count(*), count(DISTINCT pair_no) FROM pairs WHERE run_id = %lld",
