@@ -88,6 +88,12 @@ static void s_row(const s_design_t *d, const stats_game_t *g, double *z, double 
     *y = g->test_white ? g->score : 1.0 - g->score;
 }
 
+/* How many identical games a record stands for. */
+static double s_count(const stats_game_t *g)
+{
+    return g->count > 0 ? (double) g->count : 1.0;
+}
+
 static double s_eta(const s_design_t *d, const double *beta, const double *z)
 {
     double e = 0.0;
@@ -102,7 +108,7 @@ static double s_loglik(const s_design_t *d, const stats_game_t *games, size_t n,
     for (size_t i = 0; i < n; i++) {
         s_row(d, &games[i], z, &y);
         double e = s_eta(d, beta, z);
-        ll -= y * s_softplus(-e) + (1.0 - y) * s_softplus(e);
+        ll -= s_count(&games[i]) * (y * s_softplus(-e) + (1.0 - y) * s_softplus(e));
     }
     return ll;
 }
@@ -116,9 +122,10 @@ static void s_derivatives(const s_design_t *d, const stats_game_t *games, size_t
     double z[S_DIM], y;
     for (size_t i = 0; i < n; i++) {
         s_row(d, &games[i], z, &y);
-        double p = s_logistic(s_eta(d, beta, z)), w = p * (1.0 - p);
+        double k = s_count(&games[i]);
+        double p = s_logistic(s_eta(d, beta, z)), w = k * p * (1.0 - p);
         for (int a = 0; a < d->m; a++) {
-            grad[a] += (y - p) * z[a];
+            grad[a] += k * (y - p) * z[a];
             for (int b = 0; b <= a; b++)
                 h[a][b] += w * z[a] * z[b];
         }
@@ -158,6 +165,9 @@ static int s_check_games(const stats_game_t *games, size_t n, char *err, size_t 
         if (g->score != 0.0 && g->score != 0.5 && g->score != 1.0)
             return capa_fail(err, errlen, CAPA_EINVAL, "game %zu has score %g; expected 0, 0.5 or 1", i,
                              g->score);
+        if (g->count < 0)
+            return capa_fail(err, errlen, CAPA_EINVAL, "game %zu has count %lld", i,
+                             (long long) g->count);
         if (g->test_white != 0 && g->test_white != 1)
             return capa_fail(err, errlen, CAPA_EINVAL, "game %zu: test_white must be 0 or 1", i);
         for (int p = 0; p < STATS_PIECE_NB; p++)
@@ -263,6 +273,8 @@ static int s_covariance(const s_design_t *d, const stats_game_t *games, size_t n
     for (size_t i = 0; i < n;) {
         double s[S_DIM] = { 0 };
         size_t j = i;
+        /* A record standing for k identical pairs adds k times its term. */
+        double k = s_count(&games[keys[i].idx]);
         for (; j < n && keys[j].pair == keys[i].pair; j++) {
             const stats_game_t *g = &games[keys[j].idx];
             s_row(d, g, z, &y);
@@ -272,8 +284,8 @@ static int s_covariance(const s_design_t *d, const stats_game_t *games, size_t n
         }
         for (int a = 0; a < d->m; a++)
             for (int c = 0; c < d->m; c++)
-                b[a][c] += s[a] * s[c];
-        clusters++;
+                b[a][c] += k * s[a] * s[c];
+        clusters += (int64_t) k;
         i = j;
     }
     *pairs = clusters;
@@ -319,15 +331,17 @@ static int s_imbalances(const s_design_t *d, const stats_game_t *games, size_t n
             j++;
         stats_imbalance_t *im = &r->imbalances[gi];
         memcpy(im->diff, keys[i].diff, STATS_PIECE_NB);
-        double sum = 0.0, pred = 0.0;
+        double sum = 0.0, pred = 0.0, games_in = 0.0;
         for (size_t k = i; k < j; k++) {
             const stats_game_t *g = &games[keys[k].idx];
-            sum += g->score;
+            double cnt = s_count(g);
+            sum += cnt * g->score;
             s_row(d, g, z, &y);
             double pw = s_logistic(s_eta(d, beta, z));
-            pred += g->test_white ? pw : 1.0 - pw;
+            pred += cnt * (g->test_white ? pw : 1.0 - pw);
+            games_in += cnt;
         }
-        im->games = (int64_t) (j - i);
+        im->games = (int64_t) games_in;
         double mean = sum / (double) im->games;
         im->score = mean;
         im->predicted = pred / (double) im->games;
@@ -336,11 +350,11 @@ static int s_imbalances(const s_design_t *d, const stats_game_t *games, size_t n
         int64_t clusters = 0;
         for (size_t k = i; k < j;) {
             size_t e = k;
-            double s = 0.0;
+            double s = 0.0, cnt = s_count(&games[keys[k].idx]);
             for (; e < j && keys[e].pair == keys[k].pair; e++)
                 s += games[keys[e].idx].score - mean;
-            var += s * s;
-            clusters++;
+            var += cnt * s * s;
+            clusters += (int64_t) cnt;
             k = e;
         }
         im->pairs = clusters;
@@ -405,7 +419,9 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, 
         free(r);
         return capa_fail(err, errlen, CAPA_EINVAL, "the fitted information matrix is singular");
     }
-    r->games = (int64_t) n;
+    r->games = 0;
+    for (size_t i = 0; i < n; i++)
+        r->games += (int64_t) s_count(&games[i]);
     r->iterations = iters;
     r->loglik = ll;
     int cp = d.col[STATS_P];

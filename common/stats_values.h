@@ -39,6 +39,8 @@ typedef struct {
     int8_t test_white;           /* 1: the side under test had White */
     double score;                /* 0, 0.5 or 1 for the side under test */
     int64_t pair;                /* the two games of a pair share this id */
+    int64_t count;               /* identical pairs this record stands for (0 = 1):
+                                  * a pair-level summary fits exactly as the games */
 } stats_game_t;
 
 typedef struct {

@@ -386,57 +386,41 @@ static void s_sprt_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *
     http_buf_puts(b, "</div>");
 }
 
-static int s_piece(char c)
-{
-    const char *letters = "PNBRACQ";
-    const char *p = c ? strchr(letters, c) : NULL;
-    return p ? (int) (p - letters) : -1;
-}
-
-/* Values estimated by fits on growing prefixes of the pairs. */
+/* Values estimated by fits on growing prefixes of the pairs (slices of the
+ * pair numbers, read as pair kinds with counts: one query, fits on a few
+ * hundred records whatever the run's size). */
 static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const char *doc_text)
 {
     rundoc_t *doc = NULL;
     char err[512];
     if (!doc_text || rundoc_parse(doc_text, strlen(doc_text), NULL, NULL, &doc, err, sizeof err) < 0)
         return;
-    s_pair_t *rows = NULL;
-    size_t n = 0;
-    stats_game_t *games = NULL;
-    if (s_pairs(st, id, doc->imbalances, doc->imbalance_count, &rows, &n) < 0 || n == 0)
+    stats_game_t *all = NULL, *games = NULL;
+    int *bucket = NULL;
+    size_t nall = 0;
+    if (report_values_games(st, id, doc, PAGES_FITS, &all, &bucket, &nall, err, sizeof err) < 0 ||
+        nall == 0)
         goto out;
-    games = calloc(2 * n, sizeof *games);
+    games = calloc(nall, sizeof *games);
     if (!games)
         goto out;
-    size_t ng = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (rows[i].imbalance < 0)
-            continue;
-        const rundoc_imbalance_t *im = &doc->imbalances[rows[i].imbalance];
-        for (int g = 0; g < 2; g++) {
-            stats_game_t *gm = &games[ng++];
-            for (const char *c = im->side; *c; c++)
-                if (s_piece(*c) >= 0)
-                    gm->diff[s_piece(*c)]++;
-            for (const char *c = im->other; *c; c++)
-                if (s_piece(*c) >= 0)
-                    gm->diff[s_piece(*c)]--;
-            gm->test_white = rows[i].b_white[g];
-            gm->score = rows[i].b_score[g] / 2.0;
-            gm->pair = rows[i].pair_no;
-        }
-    }
     double x[PAGES_FITS], v[STATS_PIECE_NB][PAGES_FITS], lo[STATS_PIECE_NB][PAGES_FITS],
         hi[STATS_PIECE_NB][PAGES_FITS];
     bool seen[STATS_PIECE_NB] = { false };
     size_t k = 0;
     for (int f = 1; f <= PAGES_FITS; f++) {
-        size_t upto = ng * (size_t) f / PAGES_FITS;
-        upto -= upto % 2;
-        if (upto < 4)
+        size_t upto = 0;
+        int64_t pairs = 0;
+        for (size_t i = 0; i < nall; i++)
+            if (bucket[i] < f) {
+                games[upto++] = all[i];
+                pairs += all[i].count;
+            }
+        pairs /= 2;   /* two records per pair kind */
+        if (pairs < 2)
             continue;
         stats_values_t *fit = NULL;
-        x[k] = upto / 2.0;
+        x[k] = (double) pairs;
         for (int p = 0; p < STATS_PIECE_NB; p++)
             v[p][k] = lo[p][k] = hi[p][k] = NAN;
         if (stats_values_fit(games, upto, &fit, err, sizeof err) == 0) {
@@ -469,7 +453,8 @@ static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const c
     pages_svg_chart(b, &ch);
 out:
     free(games);
-    free(rows);
+    free(all);
+    free(bucket);
     rundoc_destroy(&doc);
 }
 

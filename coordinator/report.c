@@ -62,6 +62,60 @@ static int s_piece_index(char c)
     return p && c ? (int) (p - letters) : -1;
 }
 
+int report_values_games(store_t *store, int64_t run_id, const rundoc_t *doc, int buckets,
+                        stats_game_t **games_p, int **bucket_p, size_t *n_out, char *err,
+                        size_t errlen)
+{
+    *games_p = NULL;
+    if (bucket_p)
+        *bucket_p = NULL;
+    *n_out = 0;
+    store_pair_type_t *t = NULL;
+    size_t nt = 0;
+    if (store_pair_types(store, run_id, buckets, &t, &nt) < 0)
+        return capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
+    stats_game_t *games = calloc(2 * nt + 1, sizeof *games);
+    int *bucket = calloc(2 * nt + 1, sizeof *bucket);
+    if (!games || !bucket) {
+        free(t);
+        free(games);
+        free(bucket);
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    }
+    size_t ng = 0;
+    for (size_t i = 0; i < nt; i++) {
+        const rundoc_imbalance_t *im = NULL;
+        for (size_t k = 0; k < doc->imbalance_count && !im; k++)
+            if (strcmp(doc->imbalances[k].name, t[i].imbalance) == 0)
+                im = &doc->imbalances[k];
+        if (!im)
+            continue;
+        for (int gi = 0; gi < 2; gi++) {
+            bucket[ng] = t[i].bucket;
+            stats_game_t *g = &games[ng++];
+            for (const char *c = im->side; *c; c++)
+                if (s_piece_index(*c) >= 0)
+                    g->diff[s_piece_index(*c)]++;
+            for (const char *c = im->other; *c; c++)
+                if (s_piece_index(*c) >= 0)
+                    g->diff[s_piece_index(*c)]--;
+            g->test_white = t[i].b_white[gi] ? 1 : 0;
+            int white = t[i].result[gi];
+            g->score = (t[i].b_white[gi] ? white : 2 - white) / 2.0;
+            g->pair = (int64_t) i;
+            g->count = t[i].count;
+        }
+    }
+    free(t);
+    *games_p = games;
+    if (bucket_p)
+        *bucket_p = bucket;
+    else
+        free(bucket);
+    *n_out = ng;
+    return 0;
+}
+
 static int s_values(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *rep, char *err,
                     size_t errlen)
 {
@@ -95,58 +149,11 @@ static int s_values(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *
         cJSON_AddItemToArray(list, e);
     }
     free(rows);
-    /* The fit over every game, pairs as clusters. */
+    /* The fit over every game, pairs as clusters, from the pairs summed
+     * up by kind (exactly the same fit, one aggregate query). */
     stats_game_t *games = NULL;
-    size_t ng = 0, cap = 0;
-    int64_t from = 0;
-    int rc = 0;
-    for (;;) {
-        store_pair_row_t *pr = NULL;
-        size_t n = 0;
-        if (store_pairs_list(store, run_id, from, 1000, &pr, &n) < 0) {
-            rc = capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
-            break;
-        }
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            const store_pair_row_t *p = &pr[i];
-            from = p->pair_no + 1;
-            if (p->excluded)
-                continue;
-            const rundoc_imbalance_t *im = NULL;
-            for (size_t k = 0; k < doc->imbalance_count; k++)
-                if (strcmp(doc->imbalances[k].name, p->imbalance) == 0)
-                    im = &doc->imbalances[k];
-            if (!im)
-                continue;
-            if (ng + 2 > cap) {
-                cap = cap ? 2 * cap : 2048;
-                stats_game_t *g = realloc(games, cap * sizeof *g);
-                if (!g) {
-                    rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
-                    break;
-                }
-                games = g;
-            }
-            for (int gi = 0; gi < 2; gi++) {
-                stats_game_t *g = &games[ng++];
-                memset(g, 0, sizeof *g);
-                for (const char *s = im->side; *s; s++)
-                    if (s_piece_index(*s) >= 0)
-                        g->diff[s_piece_index(*s)]++;
-                for (const char *s = im->other; *s; s++)
-                    if (s_piece_index(*s) >= 0)
-                        g->diff[s_piece_index(*s)]--;
-                g->test_white = p->b_white[gi] ? 1 : 0;
-                int white = p->result[gi];
-                int b = p->b_white[gi] ? white : 2 - white;
-                g->score = b / 2.0;
-                g->pair = p->pair_no;
-            }
-        }
-        free(pr);
-        if (rc < 0 || n < 1000)
-            break;
-    }
+    size_t ng = 0;
+    int rc = report_values_games(store, run_id, doc, 1, &games, NULL, &ng, err, errlen);
     if (rc == 0 && ng > 0) {
         stats_values_t *v = NULL;
         char ferr[256];

@@ -27,11 +27,22 @@
 
 #include <cjson/cJSON.h>
 
+#include "rundoc.h"
+#include "stats_values.h"
 #include "store.h"
 
 /* 0 and *out (caller deletes), CAPA_ENOTFOUND (no such run), CAPA_EDB, or
  * another negative capa_err_t, each with err filled. */
 int report_build(store_t *store, int64_t run_id, cJSON **out, char *err, size_t errlen);
+
+/* The games of a values run for stats_values_fit, read as pair kinds with
+ * counts (store_pair_types: one record per kind of pair and game, count =
+ * how many pairs): two records per kind, the kind's index as pair id. With
+ * bucket_p, each record's slice of the pair numbers (buckets > 1) too. The
+ * caller frees *games_p and *bucket_p. 0, CAPA_EDB or CAPA_ENOMEM. */
+int report_values_games(store_t *store, int64_t run_id, const rundoc_t *doc, int buckets,
+                        stats_game_t **games_p, int **bucket_p, size_t *n_out, char *err,
+                        size_t errlen);
 
 /* A multi-line text rendering of a report from report_build; malloc'ed
  * (caller frees); NULL on ENOMEM. */

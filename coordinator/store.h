@@ -320,6 +320,21 @@ typedef struct {
 } store_imbalance_t;
 
 /* Heap array ordered by imbalance then colour (Black first), free(). */
+/* The counted pairs of a values run summed up by kind: imbalance, which
+ * game B had White in, both results, and (buckets > 1) which of `buckets`
+ * equal slices of the pair numbers 0..max they fall in (0 otherwise). One
+ * aggregate query; what the piece-value fit needs, whatever the run's size. */
+typedef struct {
+    char imbalance[STORE_TEXT_MAX];
+    bool b_white[2];
+    int result[2];                    /* White's half points per game */
+    int bucket;
+    int64_t count;
+} store_pair_type_t;
+
+int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_type_t **rows_p,
+                     size_t *n_out);
+
 int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **rows_p,
                           size_t *n_out);
 

@@ -500,6 +500,47 @@ int store_pair_set_verified(store_t *store, int64_t run_id, int64_t pair_no, boo
     return rc;
 }
 
+int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_type_t **rows_p,
+                     size_t *n_out)
+{
+    *rows_p = NULL;
+    *n_out = 0;
+    char rb[24], bb[24];
+    const char *params[] = { store_i64(rb, run_id), store_i64(bb, buckets > 1 ? buckets : 1) };
+    PGresult *res;
+    int rc = store_exec(store, "pair types",
+                        "SELECT imbalance, b_white1, b_white2, result1, result2,"
+                        " (pair_no * $2::bigint) / (SELECT coalesce(max(pair_no), 0) + 1"
+                        "  FROM pairs WHERE run_id = $1::bigint) AS bucket, count(*)"
+                        " FROM pairs WHERE run_id = $1::bigint AND NOT excluded"
+                        " AND imbalance IS NOT NULL"
+                        " GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 6, 1, 2, 3, 4, 5",
+                        2, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    if (rows > 0) {
+        store_pair_type_t *v = calloc((size_t) rows, sizeof *v);
+        if (!v) {
+            PQclear(res);
+            return store_fail(store, CAPA_ENOMEM, "out of memory for %d rows", rows);
+        }
+        for (int i = 0; i < rows; i++) {
+            store_get_text(res, i, 0, v[i].imbalance, sizeof v[i].imbalance);
+            v[i].b_white[0] = store_get_bool(res, i, 1);
+            v[i].b_white[1] = store_get_bool(res, i, 2);
+            v[i].result[0] = store_get_int(res, i, 3);
+            v[i].result[1] = store_get_int(res, i, 4);
+            v[i].bucket = store_get_int(res, i, 5);
+            v[i].count = store_get_i64(res, i, 6);
+        }
+        *rows_p = v;
+        *n_out = (size_t) rows;
+    }
+    PQclear(res);
+    return 0;
+}
+
 int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **rows_p,
                           size_t *n_out)
 {

@@ -333,10 +333,75 @@ static void report_text_and_json_list_values_and_imbalances(void)
     stats_values_destroy(&v);
 }
 
+/* A study summed up as pair types with counts (what the coordinator reads
+ * from the database) fits exactly as the games one by one. */
+static void pairs_given_as_counts_fit_exactly_as_the_games(void)
+{
+    stats_rng_t rng;
+    stats_rng_seed(&rng, 4242);
+    size_t n = 0;
+    stats_game_t *g = s_study(&rng, 300, &n);
+    stats_game_t *c = calloc(n, sizeof *c);
+    CHECK(g && c);
+    size_t m = 0;
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        size_t k = 0;
+        for (; k < m; k += 2)
+            if (memcmp(c[k].diff, g[i].diff, STATS_PIECE_NB) == 0 &&
+                c[k].test_white == g[i].test_white && c[k].score == g[i].score &&
+                c[k + 1].score == g[i + 1].score)
+                break;
+        if (k == m) {
+            c[m] = g[i];
+            c[m + 1] = g[i + 1];
+            c[m].pair = c[m + 1].pair = (int64_t) m;
+            c[m].count = c[m + 1].count = 0;
+            m += 2;
+        }
+        c[k].count++;
+        c[k + 1].count++;
+    }
+    CHECK(m < n / 20);   /* a real summary: few records for many pairs */
+    stats_values_t *a = NULL, *b = NULL;
+    char err[256];
+    CHECK_MSG(stats_values_fit(g, n, &a, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(stats_values_fit(c, m, &b, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ_INT(b->games, a->games);
+    CHECK_EQ_INT(b->pairs, a->pairs);
+    CHECK_EQ_INT(b->scaled, a->scaled);
+    CHECK_NEAR(b->scale, a->scale, 1e-9);
+    CHECK_NEAR(b->scale_se, a->scale_se, 1e-9);
+    CHECK_NEAR(b->white, a->white, 1e-9);
+    CHECK_NEAR(b->loglik, a->loglik, 1e-6);
+    for (int p = 0; p < STATS_PIECE_NB; p++) {
+        CHECK_EQ_INT(b->piece[p].estimated, a->piece[p].estimated);
+        CHECK_NEAR(b->piece[p].value, a->piece[p].value, 1e-9);
+        CHECK_NEAR(b->piece[p].lo, a->piece[p].lo, 1e-9);
+        CHECK_NEAR(b->piece[p].hi, a->piece[p].hi, 1e-9);
+    }
+    CHECK_EQ_INT(b->n_imbalances, a->n_imbalances);
+    for (int i = 0; i < a->n_imbalances; i++) {
+        CHECK_EQ_INT(b->imbalances[i].games, a->imbalances[i].games);
+        CHECK_EQ_INT(b->imbalances[i].pairs, a->imbalances[i].pairs);
+        CHECK_NEAR(b->imbalances[i].score, a->imbalances[i].score, 1e-12);
+        CHECK_NEAR(b->imbalances[i].score_lo, a->imbalances[i].score_lo, 1e-12);
+        CHECK_NEAR(b->imbalances[i].predicted, a->imbalances[i].predicted, 1e-9);
+    }
+    /* A negative count is refused. */
+    c[0].count = -1;
+    stats_values_t *x = NULL;
+    CHECK_EQ_INT(stats_values_fit(c, m, &x, err, sizeof err), CAPA_EINVAL);
+    stats_values_destroy(&a);
+    stats_values_destroy(&b);
+    free(c);
+    free(g);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_large_study_recovers_the_values_within_their_intervals),
     CASE(intervals_cover_the_true_values_about_95_percent_of_the_time),
     CASE(imbalance_scores_use_pairs_as_clusters),
+    CASE(pairs_given_as_counts_fit_exactly_as_the_games),
     CASE(a_study_where_the_pawn_does_not_help_gives_no_values),
     CASE(a_pawn_effect_within_noise_gives_scores_but_no_values_yet),
     CASE(designs_without_scale_or_separation_are_refused),
