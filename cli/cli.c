@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "client.h"
 #include "err.h"
+#include "timefmt.h"
 
 const char *cli_opt(const cli_args_t *a, const char *key)
 {
@@ -158,14 +158,7 @@ const char *cli_str(const cJSON *o, const char *key)
 
 void cli_time_utc(double ms, char *buf, size_t cap)
 {
-    if (!(ms > 0)) {
-        snprintf(buf, cap, "-");
-        return;
-    }
-    time_t t = (time_t) (ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, cap, "%Y-%m-%d %H:%M", &tm);
+    timefmt_utc_minutes(ms > 0 ? (int64_t) ms : 0, buf, cap);
 }
 
 int cli_print_table(table_t *t)

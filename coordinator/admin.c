@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 #include <sodium.h>
@@ -17,6 +16,7 @@
 #include "rundoc.h"
 #include "runinfo.h"
 #include "token.h"
+#include "timefmt.h"
 
 int admin_contributor_add(store_t *store, const char *name, bool is_admin, char *token_out,
                           size_t cap, int64_t *id_out, char *err, size_t errlen)
@@ -187,18 +187,6 @@ static char *s_read_file(const char *path, size_t *len, char *err, size_t errlen
     return buf;
 }
 
-static void s_time(int64_t ms, char *buf, size_t cap)
-{
-    if (ms <= 0) {
-        snprintf(buf, cap, "-");
-        return;
-    }
-    time_t t = (time_t) (ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, cap, "%Y-%m-%d %H:%M", &tm);
-}
-
 static int s_contributor(store_t *st, int argc, char **argv)
 {
     char err[512];
@@ -274,7 +262,7 @@ static int s_run(store_t *st, int argc, char **argv)
                "pairs", "planned", "created (UTC)");
         for (size_t i = 0; i < n; i++) {
             char when[32];
-            s_time(runs[i].created_at_ms, when, sizeof when);
+            timefmt_utc_minutes(runs[i].created_at_ms, when, sizeof when);
             printf("%6lld  %-6s %-9s %4d %-32s %10lld %10lld  %s\n", (long long) runs[i].id,
                    store_run_kind_name(runs[i].kind), store_run_status_name(runs[i].status),
                    runs[i].priority, runs[i].name, (long long) runs[i].totals.pairs,

@@ -459,13 +459,7 @@ static bool s_idle(const coord_t *self)
  * that gathered meanwhile. */
 static void s_writer_turn(coord_t *self, bool wait)
 {
-    coord_job_t *job = coord_writer_collect(self->writer, wait);
-    if (job) {
-        coord_results_apply(self, job);
-        coord_job_free(job);
-        free(job);
-        self->st_jobs++;
-    }
+    coord_writer_apply(self, wait);
     if (!coord_writer_busy(self->writer) && self->results_wait.n) {
         int64_t t0 = coord_now_ns();
         coord_results_submit(self);

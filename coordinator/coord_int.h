@@ -261,9 +261,9 @@ void coord_writer_destroy(coord_writer_t **w);
 int coord_writer_fd(const coord_writer_t *w);
 bool coord_writer_busy(const coord_writer_t *w);
 void coord_writer_submit(coord_writer_t *w, coord_job_t *job);
-/* The finished job (the caller owns it), or NULL if none; wait blocks until
+/* Applies the finished job (coord_results_apply), if any; wait blocks until
  * the job in flight is done. */
-coord_job_t *coord_writer_collect(coord_writer_t *w, bool wait);
+void coord_writer_apply(coord_t *self, bool wait);
 /* Waits for the job in flight, if any, and applies it: for the loop's code
  * that rereads what the job changes. */
 void coord_writer_drain(coord_t *self);

@@ -13,18 +13,26 @@
 #include "err.h"
 #include "store_extra.h"
 
-int coord_turn_add(coord_turn_t *turn, const uint8_t *rid, size_t rid_len, bool req_style,
-                   const coord_session_t *s, proto_msg_t *msg)
+/* A new last item (not cleared), or NULL on out of memory. */
+static coord_item_t *s_turn_push(coord_turn_t *turn)
 {
     if (turn->n == turn->cap) {
         size_t cap = turn->cap ? 2 * turn->cap : 64;
         coord_item_t *items = realloc(turn->items, cap * sizeof *items);
         if (!items)
-            return CAPA_ENOMEM;
+            return NULL;
         turn->items = items;
         turn->cap = cap;
     }
-    coord_item_t *it = &turn->items[turn->n++];
+    return &turn->items[turn->n++];
+}
+
+int coord_turn_add(coord_turn_t *turn, const uint8_t *rid, size_t rid_len, bool req_style,
+                   const coord_session_t *s, proto_msg_t *msg)
+{
+    coord_item_t *it = s_turn_push(turn);
+    if (!it)
+        return CAPA_ENOMEM;
     memset(it, 0, sizeof *it);
     memcpy(it->rid, rid, rid_len);
     it->rid_len = rid_len;
@@ -102,22 +110,16 @@ void coord_turn_free(coord_turn_t *turn)
 /* Moves the turn's RESULTs to the writer's waiting list. */
 static void s_results_wait(coord_t *self, coord_turn_t *turn)
 {
-    coord_turn_t *w = &self->results_wait;
     for (size_t i = 0; i < turn->n; i++) {
         coord_item_t *it = &turn->items[i];
         if (it->dropped || it->msg.type != PROTO_RESULT)
             continue;
-        if (w->n == w->cap) {
-            size_t cap = w->cap ? 2 * w->cap : 64;
-            coord_item_t *items = realloc(w->items, cap * sizeof *items);
-            if (!items) {
-                ITEM_ERROR(self, it, PROTO_INTERNAL, "out of memory; resend later");
-                continue;
-            }
-            w->items = items;
-            w->cap = cap;
+        coord_item_t *to = s_turn_push(&self->results_wait);
+        if (!to) {
+            ITEM_ERROR(self, it, PROTO_INTERNAL, "out of memory; resend later");
+            continue;
         }
-        w->items[w->n++] = *it;
+        *to = *it;
         memset(it, 0, sizeof *it);   /* moved: nothing left to free */
         it->dropped = true;
     }

@@ -134,7 +134,9 @@ void coord_writer_submit(coord_writer_t *w, coord_job_t *job)
     pthread_mutex_unlock(&w->mu);
 }
 
-coord_job_t *coord_writer_collect(coord_writer_t *w, bool wait)
+/* The finished job (the caller owns it), or NULL if none; wait blocks until
+ * the job in flight is done. */
+static coord_job_t *s_collect(coord_writer_t *w, bool wait)
 {
     char buf[16];
     pthread_mutex_lock(&w->mu);
@@ -150,14 +152,19 @@ coord_job_t *coord_writer_collect(coord_writer_t *w, bool wait)
     return job;
 }
 
-void coord_writer_drain(coord_t *self)
+void coord_writer_apply(coord_t *self, bool wait)
 {
-    if (!self->writer || !coord_writer_busy(self->writer))
-        return;
-    coord_job_t *job = coord_writer_collect(self->writer, true);
+    coord_job_t *job = s_collect(self->writer, wait);
     if (job) {
         coord_results_apply(self, job);
         coord_job_free(job);
         free(job);
+        self->st_jobs++;
     }
+}
+
+void coord_writer_drain(coord_t *self)
+{
+    if (self->writer && coord_writer_busy(self->writer))
+        coord_writer_apply(self, true);
 }

@@ -155,6 +155,16 @@ static int s_game(double p)
 static const double VALUE[128] = { ['P'] = 1, ['N'] = 3, ['B'] = 3.2, ['R'] = 5,
                                    ['A'] = 8, ['C'] = 9, ['Q'] = 9.5 };
 
+/* Inserts and frees the pairs of fx_fill and fx_fill_penta. */
+static int s_store(int64_t run, store_pair_t *pairs, int64_t n)
+{
+    int rc = store_insert_pairs(g_fx.st, run, pairs, (size_t) n, NULL, NULL);
+    if (rc < 0)
+        fprintf(stderr, "  insert pairs: %s\n", store_last_error(g_fx.st));
+    free(pairs);
+    return rc;
+}
+
 int fx_fill(int64_t run, int64_t from, int64_t n, const char *const *imb_names,
             const char *const *sides, const char *const *others, int n_imb, double elo)
 {
@@ -194,10 +204,7 @@ int fx_fill(int64_t run, int64_t from, int64_t n, const char *const *imb_names,
         p->score = score;
         p->cpu_ms = 900;
     }
-    int rc = store_insert_pairs(g_fx.st, run, pairs, (size_t) n, NULL, NULL);
-    if (rc < 0)
-        fprintf(stderr, "  insert pairs: %s\n", store_last_error(g_fx.st));
-    free(pairs);
+    int rc = s_store(run, pairs, n);
     return rc;
 }
 
@@ -236,10 +243,7 @@ int64_t fx_fill_penta(int64_t run, int64_t from, const char *worker, const int64
             p->score = s;
             p->cpu_ms = 900;
         }
-    int rc = store_insert_pairs(g_fx.st, run, pairs, (size_t) n, NULL, NULL);
-    if (rc < 0)
-        fprintf(stderr, "  insert pairs: %s\n", store_last_error(g_fx.st));
-    free(pairs);
+    int rc = s_store(run, pairs, n);
     return rc < 0 ? -1 : from + n;
 }
 

@@ -25,13 +25,8 @@ static void the_chi_squared_tail_matches_known_quantiles(void)
 static void s_draw(stats_rng_t *rng, const double shares[5], int n, int64_t penta[5])
 {
     memset(penta, 0, 5 * sizeof *penta);
-    for (int i = 0; i < n; i++) {
-        double u = stats_rng_uniform(rng), c = 0;
-        int b = 0;
-        while (b < 4 && u >= (c += shares[b]))
-            b++;
-        penta[b]++;
-    }
+    for (int i = 0; i < n; i++)
+        penta[stats_rng_pick(rng, shares, 5)]++;
 }
 
 static void honest_workers_pass_and_a_worker_reporting_only_wins_is_an_outlier(void)

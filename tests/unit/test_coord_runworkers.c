@@ -14,13 +14,8 @@
 static void s_draw(stats_rng_t *rng, const double shares[5], int n, int64_t penta[5])
 {
     memset(penta, 0, 5 * sizeof *penta);
-    for (int i = 0; i < n; i++) {
-        double u = stats_rng_uniform(rng), c = 0;
-        int b = 0;
-        while (b < 4 && u >= (c += shares[b]))
-            b++;
-        penta[b]++;
-    }
+    for (int i = 0; i < n; i++)
+        penta[stats_rng_pick(rng, shares, 5)]++;
 }
 
 static void s_row(store_extra_worker_row_t *r, const char *worker, const char *imbalance,
