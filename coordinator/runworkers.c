@@ -75,6 +75,7 @@ static int s_test(verify_outlier_t *tab, size_t strata, runworkers_t *out, size_
                 return CAPA_ENOMEM;
             }
         long worst = -1;
+        size_t tested = 0;
         for (size_t i = 0; i < nw; i++) {
             if (removed[i])
                 continue;
@@ -87,11 +88,12 @@ static int s_test(verify_outlier_t *tab, size_t strata, runworkers_t *out, size_
                     w->df += tab[s * nw + i].df;
                 }
             w->tested = w->df > 0;
+            tested += w->tested;
             w->p = w->tested ? verify_chi2_upper(w->chi2, w->df) : 1.0;
             if (w->tested && w->p < p_max && (worst < 0 || w->p < out[worst].p))
                 worst = (long) i;
         }
-        if (worst < 0)
+        if (worst < 0 || tested < 3)   /* two are mirror images (verify_outlier.h) */
             break;
         /* Set aside: it keeps the figures of this pass and no longer counts
          * among the others. */

@@ -59,9 +59,12 @@ static long s_pass(verify_outlier_t *w, size_t n, const bool *removed, int64_t m
                    double p_max)
 {
     int64_t total[5] = { 0 };
-    for (size_t i = 0; i < n; i++)
+    size_t left = 0;
+    for (size_t i = 0; i < n; i++) {
+        left += !removed[i];
         for (int b = 0; b < 5 && !removed[i]; b++)
             total[b] += w[i].penta[b];
+    }
     long worst = -1;
     for (size_t i = 0; i < n; i++) {
         if (removed[i])
@@ -99,7 +102,9 @@ static long s_pass(verify_outlier_t *w, size_t n, const bool *removed, int64_t m
         if (x->p < p_max && (worst < 0 || x->p < w[worst].p))
             worst = (long) i;
     }
-    return worst;
+    /* Two workers that differ are each other's mirror image (the same
+     * table, the same p): the test cannot say which one is odd. */
+    return left >= 3 ? worst : -1;
 }
 
 int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_max)
@@ -110,8 +115,21 @@ int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_m
     bool *removed = calloc(n ? n : 1, sizeof *removed);
     if (!removed)
         return CAPA_ENOMEM;
-    for (size_t i = 0; i < n; i++)
+    /* Workers with fewer than min_pairs pairs are set aside from the start:
+     * not tested, and no yardstick for the others either. Otherwise a liar's
+     * first few lies make the honest workers "unlike the others" before the
+     * liar has the pairs to be tested and set aside itself (seen in the
+     * fault suite, where every honest pair had the same score). */
+    for (size_t i = 0; i < n; i++) {
+        int64_t mine = 0;
+        for (int b = 0; b < 5; b++)
+            mine += w[i].penta[b];
+        removed[i] = mine < min_pairs;
         w[i].outlier = false;
+        w[i].chi2 = 0;
+        w[i].df = 0;
+        w[i].p = 1;
+    }
     int outliers = 0;
     for (;;) {
         long k = s_pass(w, n, removed, min_pairs, p_max);

@@ -36,13 +36,15 @@ typedef struct {
     bool outlier;             /* out: p < p_max */
 } verify_outlier_t;
 
-/* Tests every worker with at least min_pairs pairs whose run has at least
- * min_pairs pairs from other workers: chi-squared of the 2 x 5 table (the
- * worker, the others) x score, scores nobody had left out (df = used bins
- * - 1). The most extreme outlier is set aside and the others tested again
- * without it, until no p < p_max is left (one liar would otherwise make the
- * honest workers look unlike "the others" too). Returns how many are
- * outliers, or CAPA_ENOMEM. An outlier keeps the figures of the pass that
+/* Tests every worker with at least min_pairs pairs against the other such
+ * workers (at least min_pairs pairs among them; workers with fewer pairs
+ * are neither tested nor part of the reference): chi-squared of the 2 x 5
+ * table (the worker, the others) x score, scores nobody had left out (df =
+ * used bins - 1). The most extreme outlier is set aside and the others
+ * tested again without it (one liar would otherwise make the honest workers
+ * look unlike "the others" too), until no p < p_max is left or fewer than
+ * three workers are: two that differ are mirror images, neither is singled
+ * out. Returns how many are outliers, or CAPA_ENOMEM. An outlier keeps the figures of the pass that
  * set it aside. */
 int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_max);
 /* P(X >= x) for X chi-squared with df degrees of freedom (df >= 1). */

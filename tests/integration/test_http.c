@@ -287,14 +287,15 @@ static void run_workers_break_a_run_down_and_single_out_the_odd_worker(void)
         CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(w, "flagged")));
     }
     const cJSON *odd = s_run_worker(r.json, "rw-odd");
-    CHECK_NEAR(s_field(odd, "chi2"), 67.4397970644929, 1e-6);
+    /* Against rw-h1 + rw-h2 only: rw-small (10 pairs) is no yardstick. */
+    CHECK_NEAR(s_field(odd, "chi2"), 67.1356576898986, 1e-6);
     CHECK_EQ_INT(s_field(odd, "df"), 4);
     CHECK_MSG(s_field(odd, "p") < 1e-12, "odd worker p %g", s_field(odd, "p"));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(odd, "outlier")));
     /* The honest ones are tested without the odd one (with it among "the
      * others", rw-h1 would get p = 0.0022). */
-    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h1"), "p"), 0.8221695991834035, 1e-9);
-    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h2"), "p"), 0.8515948918985253, 1e-9);
+    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h1"), "p"), 0.8273095270527168, 1e-9);
+    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h2"), "p"), 0.8273095270527168, 1e-9);
     for (int i = 0; i < 2; i++)
         CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(s_run_worker(r.json, W[i].id),
                                                              "outlier")));
@@ -313,7 +314,7 @@ static void run_workers_break_a_run_down_and_single_out_the_odd_worker(void)
     CHECK(row != NULL);
     const char *end = strstr(row, "</tr>");
     CHECK(end != NULL);
-    const char *p_tag = strstr(row, "<span class=\"tag failed\">7.9e-14</span>");
+    const char *p_tag = strstr(row, "<span class=\"tag failed\">9.1e-14</span>");
     const char *o_tag = strstr(row, "<span class=\"tag stopped\">outlier</span>");
     CHECK(p_tag && p_tag < end && o_tag && o_tag < end);
     CHECK(strstr(r.body, "<tr><td>rw-h1</td><td>alice</td><td class=\"n\">120</td>") != NULL);
@@ -337,7 +338,7 @@ static void run_workers_break_a_run_down_and_single_out_the_odd_worker(void)
     CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
                      cJSON_GetObjectItemCaseSensitive(r.json, "workers"), 3), "id")->valuestring,
                  "rw-odd");
-    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h1"), "p"), 0.8221695991834035, 1e-9);
+    CHECK_NEAR(s_field(s_run_worker(r.json, "rw-h1"), "p"), 0.8273095270527168, 1e-9);
     fx_res_free(&r);
 
     /* Runs without worker pairs, unknown runs, other methods. */

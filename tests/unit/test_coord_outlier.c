@@ -75,6 +75,28 @@ static void one_liar_among_two_honest_workers_is_the_only_outlier(void)
     CHECK(w[0].p > 1e-4 && w[1].p > 1e-4);
 }
 
+/* The fault suite's early moments: two honest workers whose pairs all
+ * scored the same, and a liar. While the liar has a few pairs it is no
+ * yardstick for the others; while only it and one honest worker can be
+ * tested, the two are mirror images and neither is singled out; with the
+ * second honest worker in, only the liar is. */
+static void a_newcomer_or_a_lone_pair_of_workers_flags_nobody(void)
+{
+    verify_outlier_t w[3];
+    memset(w, 0, sizeof w);
+    w[0].penta[2] = 46;
+    w[1].penta[2] = 20;
+    w[2].penta[4] = 12;
+    CHECK_EQ_INT(verify_outliers(w, 3, 30, 1e-6), 0);
+    CHECK_EQ_INT(w[2].df, 0);
+    w[2].penta[4] = 63;
+    CHECK_EQ_INT(verify_outliers(w, 3, 30, 1e-6), 0);
+    CHECK(w[0].p < 1e-6 && w[2].p < 1e-6);   /* figures given, no verdict */
+    w[1].penta[2] = 42;
+    CHECK_EQ_INT(verify_outliers(w, 3, 30, 1e-6), 1);
+    CHECK(w[2].outlier && !w[0].outlier && !w[1].outlier);
+}
+
 /* Many honest runs: the false alarm rate at p < 0.01 is near 1 %. */
 static void the_false_alarm_rate_follows_the_threshold(void)
 {
@@ -97,6 +119,7 @@ static const check_case_t CASES[] = {
     CASE(the_chi_squared_tail_matches_known_quantiles),
     CASE(honest_workers_pass_and_a_worker_reporting_only_wins_is_an_outlier),
     CASE(one_liar_among_two_honest_workers_is_the_only_outlier),
+    CASE(a_newcomer_or_a_lone_pair_of_workers_flags_nobody),
     CASE(the_false_alarm_rate_follows_the_threshold),
     { 0 },
 };
