@@ -16,7 +16,7 @@
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
-#include "store_extra.h"
+#include "store_bulk.h"
 #include "token.h"
 #include "version.h"
 
@@ -255,7 +255,7 @@ static void s_revocations(coord_t *self)
             ids[n++] = self->sessions[i].contributor_id;
     int64_t *rev = NULL;
     size_t nrev = 0;
-    if (store_extra_revoked(self->store, ids, n, &rev, &nrev) == 0) {
+    if (store_bulk_revoked(self->store, ids, n, &rev, &nrev) == 0) {
         for (size_t i = 0; i < self->session_cap; i++) {
             coord_session_t *s = &self->sessions[i];
             for (size_t j = 0; s->used && j < nrev; j++)
@@ -377,13 +377,13 @@ int coord_cron(coord_t *self)
     if (now >= self->next_seen_ms) {
         /* last_seen of every connected worker, in one transaction. */
         self->next_seen_ms = now + 30000;
-        bool tx = store_extra_begin(self->store) == 0;
+        bool tx = store_begin(self->store) == 0;
         int rc = 0;
         for (size_t i = 0; i < self->session_cap && rc == 0; i++)
             if (self->sessions[i].used)
                 rc = store_worker_seen(self->store, self->sessions[i].worker_id);
-        if (tx && (rc < 0 || store_extra_commit(self->store) < 0))
-            store_extra_rollback(self->store);
+        if (tx && (rc < 0 || store_commit(self->store) < 0))
+            store_rollback(self->store);
     }
     if (now >= self->next_stats_ms) {
         if (self->st_turns) {

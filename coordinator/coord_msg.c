@@ -11,7 +11,7 @@
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
-#include "store_extra.h"
+#include "store.h"
 #include "token.h"
 
 static void s_hex_rid(const uint8_t *rid, size_t len, char *out, size_t cap)
@@ -197,7 +197,7 @@ void coord_turn_hellos(coord_t *self, coord_turn_t *turn)
         return;
     /* All upserts in one transaction (one commit); if anything goes wrong
      * inside it, each on its own. */
-    bool grouped = n > 1 && store_extra_begin(self->store) == 0;
+    bool grouped = n > 1 && store_begin(self->store) == 0;
     int rc = 0;
     for (size_t i = 0; grouped && rc == 0 && i < turn->n; i++) {
         coord_item_t *it = &turn->items[i];
@@ -210,9 +210,9 @@ void coord_turn_hellos(coord_t *self, coord_turn_t *turn)
         }
     }
     if (grouped && rc == 0)
-        rc = store_extra_commit(self->store);
+        rc = store_commit(self->store);
     if (grouped && rc < 0) {
-        store_extra_rollback(self->store);
+        store_rollback(self->store);
         grouped = false;
     }
     for (size_t i = 0; i < turn->n; i++) {

@@ -9,7 +9,7 @@
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
-#include "store_extra.h"
+#include "store_byworker.h"
 #include "verify_outlier.h"
 
 bool coord_worker_is_flagged(const coord_t *self, const char *worker_id)
@@ -80,9 +80,9 @@ int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason)
 
 static void s_check_run(coord_t *self, coord_run_t *run)
 {
-    store_extra_penta_t *rows = NULL;
+    store_worker_penta_t *rows = NULL;
     size_t n = 0;
-    if (store_extra_worker_penta(self->store, run->id, &rows, &n) < 0) {
+    if (store_run_worker_penta(self->store, run->id, &rows, &n) < 0) {
         LOG(LOG_WARN, "run %lld: no outlier test now: %s", (long long) run->id,
             store_last_error(self->store));
         return;

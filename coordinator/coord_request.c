@@ -11,7 +11,7 @@
 #include "err.h"
 #include "log.h"
 #include "sched.h"
-#include "store_extra.h"
+#include "store_bulk.h"
 
 static void s_no_task(coord_t *self, coord_item_t *it, int retry_ms, const char *reason)
 {
@@ -193,7 +193,7 @@ void coord_turn_requests(coord_t *self, coord_turn_t *turn)
         if (it->has_range)
             nt++;
     }
-    store_extra_task_t *tasks = nt ? calloc(nt, sizeof *tasks) : NULL;
+    store_bulk_task_t *tasks = nt ? calloc(nt, sizeof *tasks) : NULL;
     int rc = 0;
     if (nt) {
         if (!tasks)
@@ -202,13 +202,13 @@ void coord_turn_requests(coord_t *self, coord_turn_t *turn)
         for (size_t i = 0; tasks && i < turn->n; i++) {
             coord_item_t *it = &turn->items[i];
             if (!it->dropped && it->has_range)
-                tasks[k++] = (store_extra_task_t) { .run_id = it->run->id,
+                tasks[k++] = (store_bulk_task_t) { .run_id = it->run->id,
                                                     .worker_id = it->worker_id,
                                                     .first = it->range.lo,
                                                     .last = it->range.hi };
         }
         if (rc == 0)
-            rc = store_extra_tasks_create(self->store, tasks, nt,
+            rc = store_bulk_tasks_create(self->store, tasks, nt,
                                           (int64_t) self->cfg.lease_seconds * 1000);
         if (rc < 0)
             LOG(LOG_WARN, "cannot create %zu tasks now: %s", nt, store_last_error(self->store));

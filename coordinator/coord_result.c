@@ -12,7 +12,7 @@
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
-#include "store_extra.h"
+#include "store_bulk.h"
 
 static int s_result_code(proto_res_t r)
 {
@@ -427,7 +427,7 @@ void coord_job_store(store_t *store, coord_job_t *job)
     }
     if (job->ndone) {
         int64_t t0 = coord_now_ns();
-        job->finish_rc = store_extra_tasks_finish(store, job->done, job->ndone, &job->ranges,
+        job->finish_rc = store_bulk_tasks_finish(store, job->done, job->ndone, &job->ranges,
                                                   &job->nranges);
         job->ns_close = coord_now_ns() - t0;
         if (job->finish_rc < 0)
@@ -435,7 +435,7 @@ void coord_job_store(store_t *store, coord_job_t *job)
     }
     /* Verdicts of replays: a lost one loses a sample, not a result, so
      * they are not worth an fsync of their own. */
-    if (job->nver && store_extra_begin_async(store) == 0) {
+    if (job->nver && store_begin_async(store) == 0) {
         for (size_t i = 0; i < job->nver; i++) {
             const coord_verified_t *v = &job->ver[i];
             if (store_pair_set_verified(store, v->run_id, v->pair_no, v->reproduced,
@@ -443,10 +443,10 @@ void coord_job_store(store_t *store, coord_job_t *job)
                 LOG(LOG_WARN, "run %lld pair %lld: cannot record the verification: %s",
                     (long long) v->run_id, (long long) v->pair_no, store_last_error(store));
         }
-        if (store_extra_commit(store) < 0) {
+        if (store_commit(store) < 0) {
             LOG(LOG_WARN, "cannot record %zu verifications: %s", job->nver,
                 store_last_error(store));
-            store_extra_rollback(store);
+            store_rollback(store);
         }
     } else if (job->nver) {
         LOG(LOG_WARN, "cannot record %zu verifications: %s", job->nver, store_last_error(store));

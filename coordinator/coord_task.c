@@ -11,7 +11,7 @@
 
 #include "coord_int.h"
 #include "err.h"
-#include "store_extra.h"
+#include "store_bulk.h"
 
 /* A new last item (not cleared), or NULL on out of memory. */
 static coord_item_t *s_turn_push(coord_turn_t *turn)
@@ -69,7 +69,7 @@ static void s_revocations(coord_t *self, coord_turn_t *turn)
     }
     int64_t *rev = NULL;
     size_t nrev = 0;
-    if (store_extra_revoked(self->store, ids, n, &rev, &nrev) == 0) {
+    if (store_bulk_revoked(self->store, ids, n, &rev, &nrev) == 0) {
         for (size_t i = 0; i < turn->n; i++) {
             coord_item_t *it = &turn->items[i];
             if (it->msg.type == PROTO_HELLO || it->dropped)

@@ -8,7 +8,7 @@
 #include "err.h"
 #include "http_buf.h"
 #include "http_int.h"
-#include "store_int.h"   /* one read-only statement of our own (the figures) */
+#include "store.h"
 
 static double s_now_s(void)
 {
@@ -27,37 +27,20 @@ static int64_t s_wall_ms(void)
 int http_metrics_gather(http_server_t *srv, store_t *st, http_figures_t *out)
 {
     memset(out, 0, sizeof *out);
-    static const char SQL[] =
-        "SELECT count(*) FILTER (WHERE status = 'pending'),"
-        " count(*) FILTER (WHERE status = 'running'),"
-        " count(*) FILTER (WHERE status = 'finished'),"
-        " count(*) FILTER (WHERE status = 'stopped'),"
-        " count(*) FILTER (WHERE status = 'failed'),"
-        " coalesce(sum(greatest(pairs_planned - pairs_done, 0))"
-        "   FILTER (WHERE status IN ('pending', 'running')), 0),"
-        " coalesce(sum(pairs_done), 0), coalesce(sum(cpu_ms), 0),"
-        " (SELECT count(*) FROM workers),"
-        " (SELECT count(*) FROM workers WHERE last_seen > now() - make_interval(secs => $1)),"
-        " (SELECT count(*) FROM contributors)"
-        " FROM runs";
-    char live[24];
-    snprintf(live, sizeof live, "%d", HTTP_LIVE_SECONDS);
-    const char *params[1] = { live };
     double t0 = s_now_s();
-    PGresult *res = NULL;
-    int rc = store_exec(st, "http figures", SQL, 1, params, &res);
+    store_figures_t fig;
+    int rc = store_figures(st, HTTP_LIVE_SECONDS, &fig);
     out->db_seconds = s_now_s() - t0;
     if (rc < 0)
         return rc;
     for (int i = 0; i < 5; i++)
-        out->runs[i] = store_get_i64(res, 0, i);
-    out->pairs_remaining = store_get_i64(res, 0, 5);
-    out->pairs_total = store_get_i64(res, 0, 6);
-    out->cpu_ms_total = store_get_i64(res, 0, 7);
-    out->workers = store_get_i64(res, 0, 8);
-    out->workers_live = store_get_i64(res, 0, 9);
-    out->contributors = store_get_i64(res, 0, 10);
-    PQclear(res);
+        out->runs[i] = fig.runs[i];
+    out->pairs_remaining = fig.pairs_remaining;
+    out->pairs_total = fig.pairs_total;
+    out->cpu_ms_total = fig.cpu_ms_total;
+    out->workers = fig.workers;
+    out->workers_live = fig.workers_live;
+    out->contributors = fig.contributors;
 
     /* Rate: against a sample 30..90 s old when there is one. */
     int64_t now = s_wall_ms();

@@ -10,7 +10,7 @@
 #include "http_buf.h"
 #include "http_int.h"
 #include "runworkers.h"
-#include "store_extra.h"
+#include "store_byworker.h"
 #include "verify_outlier.h"
 
 /* p-values below these are highlighted on the page (red, amber). */
@@ -61,9 +61,9 @@ static int s_build(http_req_t *req, store_t *st, int64_t id, cJSON **out)
         return rc;
     store_run_kind_t kind = run.kind;
     store_run_clear(&run);
-    store_extra_worker_row_t *rows = NULL;
+    store_worker_row_t *rows = NULL;
     size_t n_rows = 0;
-    if ((rc = store_extra_run_worker_rows(st, id, &rows, &n_rows)) < 0)
+    if ((rc = store_run_worker_rows(st, id, &rows, &n_rows)) < 0)
         return rc;
     runworkers_test_t test = runworkers_test_of(kind);
     double p_max = req->srv->cfg.outlier_p;

@@ -44,7 +44,7 @@ static int s_by_pairs(const void *a, const void *b)
 
 /* Index of the worker among out[0..n), adding it if new. Rows usually come
  * grouped by worker: the last one is tried first. */
-static size_t s_worker(runworkers_t *out, size_t *n, const store_extra_worker_row_t *r)
+static size_t s_worker(runworkers_t *out, size_t *n, const store_worker_row_t *r)
 {
     if (*n > 0 && strcmp(out[*n - 1].worker_id, r->worker_id) == 0)
         return *n - 1;
@@ -106,7 +106,7 @@ static int s_test(verify_outlier_t *tab, size_t strata, runworkers_t *out, size_
     return 0;
 }
 
-int runworkers_build(const store_extra_worker_row_t *rows, size_t n_rows, runworkers_test_t test,
+int runworkers_build(const store_worker_row_t *rows, size_t n_rows, runworkers_test_t test,
                      int64_t min_pairs, double p_max, runworkers_t **out_p, size_t *n_out)
 {
     *out_p = NULL;
@@ -124,7 +124,7 @@ int runworkers_build(const store_extra_worker_row_t *rows, size_t n_rows, runwor
     /* Pooled: every row in stratum 0. */
     size_t nw = 0, strata = test == RUNWORKERS_BY_IMBALANCE ? 0 : 1;
     for (size_t k = 0; k < n_rows; k++) {
-        const store_extra_worker_row_t *r = &rows[k];
+        const store_worker_row_t *r = &rows[k];
         runworkers_t *w = &out[worker_of[k] = s_worker(out, &nw, r)];
         for (int b = 0; b < 5; b++) {
             w->penta[b] += r->penta[b];

@@ -18,8 +18,8 @@
  * keeps those figures and is set aside, and the others are tested again
  * without it (verify_outliers' rule), until none is left.
  *
- *   store_extra_worker_row_t *in; size_t n;
- *   store_extra_run_worker_rows(store, run_id, &in, &n);
+ *   store_worker_row_t *in; size_t n;
+ *   store_run_worker_rows(store, run_id, &in, &n);
  *   runworkers_t *w; size_t nw;
  *   runworkers_build(in, n, RUNWORKERS_POOLED, VERIFY_OUTLIER_MIN_PAIRS, 1e-6, &w, &nw);
  *   ... w[0] has the most pairs ...
@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #include "store.h"
-#include "store_extra.h"
+#include "store_byworker.h"
 
 typedef enum {
     RUNWORKERS_NONE = 0,
@@ -65,7 +65,7 @@ const char *runworkers_test_name(runworkers_test_t test);
 /* One entry per worker among rows (any order; a worker may have one row per
  * imbalance), sorted by pairs, most first, then by worker id. *out_p is a heap
  * array (free()), NULL when n_rows is 0. 0 or CAPA_ENOMEM. */
-int runworkers_build(const store_extra_worker_row_t *rows, size_t n_rows, runworkers_test_t test,
+int runworkers_build(const store_worker_row_t *rows, size_t n_rows, runworkers_test_t test,
                      int64_t min_pairs, double p_max, runworkers_t **out_p, size_t *n_out);
 
 #endif

@@ -11,7 +11,7 @@
  *
  *   verify_outlier_t w[n] = { {"w1", {p0..p4}}, ... };
  *   int k = verify_outliers(w, n, 30, 1e-6);    w[i].chi2, .p, .outlier set
- *   store_extra_worker_penta(store, run_id, &rows, &n)   the counts
+ *   store_run_worker_penta(store, run_id, &rows, &n)   the counts
  */
 #ifndef CAPA_VERIFY_OUTLIER_H
 #define CAPA_VERIFY_OUTLIER_H

@@ -3,6 +3,7 @@
 include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
 
 capa_pg_executable(test_store ${CMAKE_CURRENT_LIST_DIR}/integration/test_store.c)
+target_link_libraries(test_store PRIVATE capastore)
 
 set(store_cases
   migrations_apply_once_and_are_idempotent

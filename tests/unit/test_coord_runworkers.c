@@ -18,7 +18,7 @@ static void s_draw(stats_rng_t *rng, const double shares[5], int n, int64_t pent
         penta[stats_rng_pick(rng, shares, 5)]++;
 }
 
-static void s_row(store_extra_worker_row_t *r, const char *worker, const char *imbalance,
+static void s_row(store_worker_row_t *r, const char *worker, const char *imbalance,
                   const int64_t penta[5])
 {
     memset(r, 0, sizeof *r);
@@ -41,7 +41,7 @@ static void pooled_figures_are_the_coordinators_outlier_test(void)
     stats_rng_t rng;
     stats_rng_seed(&rng, 11);
     verify_outlier_t v[5];
-    store_extra_worker_row_t rows[5];
+    store_worker_row_t rows[5];
     memset(v, 0, sizeof v);
     for (int i = 0; i < 5; i++) {
         snprintf(v[i].worker_id, sizeof v[i].worker_id, "w%d", i);
@@ -84,7 +84,7 @@ static void values_runs_are_tested_within_each_imbalance(void)
     static const int mix[3][2] = { { 300, 40 }, { 40, 300 }, { 150, 150 } };
     stats_rng_t rng;
     stats_rng_seed(&rng, 3);
-    store_extra_worker_row_t rows[8];
+    store_worker_row_t rows[8];
     size_t nr = 0;
     for (int i = 0; i < 3; i++) {
         char id[16];
@@ -128,7 +128,7 @@ static void values_runs_are_tested_within_each_imbalance(void)
 
 static void a_workers_rows_are_summed_and_workers_sorted_by_pairs(void)
 {
-    store_extra_worker_row_t rows[4];
+    store_worker_row_t rows[4];
     s_row(&rows[0], "b", "x", (const int64_t[5]) { 1, 2, 3, 4, 5 });
     s_row(&rows[1], "a", "x", (const int64_t[5]) { 0, 0, 2, 0, 0 });
     s_row(&rows[2], "b", "y", (const int64_t[5]) { 5, 0, 0, 0, 0 });

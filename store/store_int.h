@@ -43,12 +43,6 @@ int store_prepare(store_t *store, const char *name, const char *sql, int n);
  * code from its SQLSTATE (clearing it; the message goes to the store). */
 int store_result(store_t *store, const char *what, PGresult *res, PGresult **res_p);
 
-/* Transactions around several store_exec calls. store_rollback never fails
- * (a broken connection rolls back by itself). */
-int store_begin(store_t *store);
-int store_commit(store_t *store);
-void store_rollback(store_t *store);
-
 /* Result accessors: NULL reads as 0 / false / "" / NULL. */
 int64_t store_get_i64(const PGresult *res, int row, int col);
 int store_get_int(const PGresult *res, int row, int col);

@@ -259,6 +259,15 @@ int store_commit(store_t *store)
     return store_exec(store, "commit", "COMMIT", 0, NULL, NULL);
 }
 
+int store_begin_async(store_t *store)
+{
+    int rc = store_begin(store);
+    if (rc == 0 && (rc = store_exec(store, "begin", "SET LOCAL synchronous_commit TO OFF", 0,
+                                    NULL, NULL)) < 0)
+        store_rollback(store);
+    return rc;
+}
+
 void store_rollback(store_t *store)
 {
     if (store->conn && PQstatus(store->conn) == CONNECTION_OK

@@ -65,6 +65,19 @@ int store_ping(store_t *store);
  * files share a number. *applied_out (may be NULL) gets how many it applied. */
 int store_migrate(store_t *store, const char *sql_dir, int *applied_out);
 
+/* A transaction around several store calls (each store_* call is otherwise
+ * its own transaction), e.g. the store_worker_upsert of every HELLO of a
+ * loop turn, so that they share one commit. After a failed call inside it,
+ * roll back and redo the calls one by one. store_begin_async: BEGIN with
+ * synchronous_commit off, the commit returns before the WAL is flushed (a
+ * crash may lose this transaction, never corrupts). store_rollback never
+ * fails (a broken connection rolls back by itself) and does nothing outside
+ * a transaction. */
+int store_begin(store_t *store);
+int store_begin_async(store_t *store);
+int store_commit(store_t *store);
+void store_rollback(store_t *store);
+
 /* ---- runs (store_runs.c) ------------------------------------------------- */
 
 typedef enum { STORE_RUN_SPRT = 0, STORE_RUN_VALUES = 1, STORE_RUN_SPSA = 2 } store_run_kind_t;
@@ -403,6 +416,20 @@ int store_worker_flag(store_t *store, const char *id, const char *reason, size_t
 int store_worker_list(store_t *store, int64_t contributor_id, store_worker_t **list_p,
                       size_t *n_out);
 void store_worker_list_free(store_worker_t **list_p, size_t n);
+
+/* ---- figures for /health and /metrics (store_reports.c) ----------------- */
+
+typedef struct {
+    int64_t runs[5];            /* by store_run_status_t */
+    int64_t pairs_remaining;    /* planned minus stored, over pending and running runs */
+    int64_t pairs_total, cpu_ms_total;  /* stored pairs and their CPU time, all runs */
+    int64_t workers;            /* workers ever registered */
+    int64_t workers_live;       /* of them, seen in the last live_seconds */
+    int64_t contributors;
+} store_figures_t;
+
+/* The whole database's figures in one read-only statement. */
+int store_figures(store_t *store, int live_seconds, store_figures_t *out);
 
 /* ---- SPSA history and estimates (store_reports.c) ------------------------ */
 

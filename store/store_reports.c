@@ -1,5 +1,5 @@
-/* store_reports.c - what the coordinator computes and keeps: SPSA history and
- * estimate reports. */
+/* store_reports.c - what the coordinator computes and keeps (SPSA history and
+ * estimate reports) and the whole database's figures for /metrics. */
 #include "store_int.h"
 
 #include "err.h"
@@ -113,5 +113,39 @@ int store_estimate_get(store_t *store, int64_t run_id, char **report_p, int64_t 
     PQclear(res);
     if (oom)
         return store_fail(store, CAPA_ENOMEM, "out of memory reading an estimate");
+    return 0;
+}
+
+int store_figures(store_t *store, int live_seconds, store_figures_t *out)
+{
+    memset(out, 0, sizeof *out);
+    static const char SQL[] =
+        "SELECT count(*) FILTER (WHERE status = 'pending'),"
+        " count(*) FILTER (WHERE status = 'running'),"
+        " count(*) FILTER (WHERE status = 'finished'),"
+        " count(*) FILTER (WHERE status = 'stopped'),"
+        " count(*) FILTER (WHERE status = 'failed'),"
+        " coalesce(sum(greatest(pairs_planned - pairs_done, 0))"
+        "   FILTER (WHERE status IN ('pending', 'running')), 0),"
+        " coalesce(sum(pairs_done), 0), coalesce(sum(cpu_ms), 0),"
+        " (SELECT count(*) FROM workers),"
+        " (SELECT count(*) FROM workers WHERE last_seen > now() - make_interval(secs => $1)),"
+        " (SELECT count(*) FROM contributors)"
+        " FROM runs";
+    char live[24];
+    const char *params[1] = { store_i64(live, live_seconds) };
+    PGresult *res = NULL;
+    int rc = store_exec(store, "figures", SQL, 1, params, &res);
+    if (rc < 0)
+        return rc;
+    for (int i = 0; i < 5; i++)
+        out->runs[i] = store_get_i64(res, 0, i);
+    out->pairs_remaining = store_get_i64(res, 0, 5);
+    out->pairs_total = store_get_i64(res, 0, 6);
+    out->cpu_ms_total = store_get_i64(res, 0, 7);
+    out->workers = store_get_i64(res, 0, 8);
+    out->workers_live = store_get_i64(res, 0, 9);
+    out->contributors = store_get_i64(res, 0, 10);
+    PQclear(res);
     return 0;
 }
