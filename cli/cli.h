@@ -41,11 +41,12 @@ typedef struct {
 
 /* Positional arguments after the command name, plus the command's own
  * --name value options (collected by main, looked up with cli_opt). */
+#define CLI_MAX_OPTS 64
 typedef struct {
     int argc;
     char **argv;
-    const char *keys[16];
-    const char *vals[16];
+    const char *keys[CLI_MAX_OPTS];   /* in command-line order; a key may repeat */
+    const char *vals[CLI_MAX_OPTS];
     int nopts;
 } cli_args_t;
 
@@ -103,5 +104,8 @@ int cmd_workers(const cli_opts_t *o, const cli_args_t *a);
 int cmd_contributors(const cli_opts_t *o, const cli_args_t *a);
 int cmd_contributor(const cli_opts_t *o, const cli_args_t *a);
 int cmd_sprt(const cli_opts_t *o, const cli_args_t *a);
+int cmd_match(const cli_opts_t *o, const cli_args_t *a);
+/* The long usage text of capa match. */
+const char *cmd_match_usage(void);
 
 #endif

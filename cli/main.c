@@ -25,11 +25,16 @@ static const char USAGE[] =
     "       [--penta N0,N1,N2,N3,N4 | --wdl W,D,L] [--elo TRUE [--draw-ratio R]]\n"
     "                            offline SPRT calculator: LLR, bounds, verdict, Elo; with\n"
     "                            --elo the pass probability and expected pairs\n"
+    "  match --engine PATH [--option NAME=VALUE]... --engine PATH [--option ...]...\n"
+    "       (--tc BASE+INC | --nodes N) [--games N] [--sprt ELO0,ELO1] [--concurrency N] ...\n"
+    "                            play two UCI engines from random start arrays with colours\n"
+    "                            swapped, decided by the GSPRT (capa match --help)\n"
     "\n"
     "Server from --server or CAPA_SERVER (default " CLI_DEFAULT_SERVER "), token from\n"
     "--token or CAPA_TOKEN. --json prints the API's JSON for scripts.\n"
     "Exit codes: 0 ok, 1 usage, 2 refused by the coordinator (4xx), 3 coordinator\n"
-    "unreachable, 4 server error (5xx or a malformed answer), 5 watched run did not pass.\n";
+    "unreachable, 4 server error (5xx or a malformed answer), 5 watched run did not pass\n"
+    "(or capa match: the SPRT accepted H0).\n";
 
 static int s_usage(void)
 {
@@ -76,10 +81,10 @@ int main(int argc, char **argv)
                 return s_usage();
             continue;
         }
-        static char keys[16][32];
+        static char keys[CLI_MAX_OPTS][32];
         const char *eq = strchr(s + 2, '=');
         size_t klen = eq ? (size_t) (eq - s - 2) : strlen(s + 2);
-        if (klen == 0 || klen >= sizeof keys[0] || a.nopts >= 16) {
+        if (klen == 0 || klen >= sizeof keys[0] || a.nopts >= CLI_MAX_OPTS) {
             cli_error("bad option %s", s);
             return s_usage();
         }
@@ -100,7 +105,7 @@ int main(int argc, char **argv)
             val = argv[++i];
         }
         if (strcmp(key, "help") == 0) {
-            fputs(USAGE, stdout);
+            fputs(command && strcmp(command, "match") == 0 ? cmd_match_usage() : USAGE, stdout);
             return CLI_OK;
         } else if (strcmp(key, "server") == 0) {
             size_t n = strlen(val);
@@ -136,7 +141,7 @@ int main(int argc, char **argv)
         { "stop", cmd_stop },       { "pgn", cmd_pgn },
         { "values", cmd_values },   { "workers", cmd_workers_or_run },
         { "contributors", cmd_contributors }, { "contributor", cmd_contributor },
-        { "sprt", cmd_sprt },
+        { "sprt", cmd_sprt },       { "match", cmd_match },
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (strcmp(command, CMDS[i].name) == 0)

@@ -114,6 +114,12 @@ static const char *s_reason_text(const game_record_t *rec)
 
 char *pgn_format(const game_record_t *rec, const pgn_tags_t *tags)
 {
+    return pgn_format_ended(rec, tags, NULL, NULL);
+}
+
+char *pgn_format_ended(const game_record_t *rec, const pgn_tags_t *tags, const char *termination,
+                       const char *reason)
+{
     pgn_tags_t none = { 0 };
     if (!tags)
         tags = &none;
@@ -140,10 +146,10 @@ char *pgn_format(const game_record_t *rec, const pgn_tags_t *tags)
         s_tag(&o, "FEN", rec->start_fen);
     }
     s_printf(&o, "[PlyCount \"%d\"]\n", rec->plies);
-    s_tag(&o, "Termination", pgn_termination_tag(rec->termination));
+    s_tag(&o, "Termination", termination ? termination : pgn_termination_tag(rec->termination));
     s_append(&o, "\n", 1);
 
-    char tok[64];
+    char tok[256];
     for (int i = 0; i < rec->plies && !o.failed; i++) {
         move_t m = rec->moves[i].move;
         if (!movegen_is_legal(b, m)) {
@@ -172,7 +178,7 @@ char *pgn_format(const game_record_t *rec, const pgn_tags_t *tags)
         }
         board_make(b, m);
     }
-    snprintf(tok, sizeof tok, "{%s}", s_reason_text(rec));
+    snprintf(tok, sizeof tok, "{%s}", reason ? reason : s_reason_text(rec));
     s_token(&o, tok);
     s_token(&o, result);
     s_append(&o, "\n\n", 2);

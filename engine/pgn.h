@@ -31,6 +31,11 @@ typedef struct {
 /* The PGN text of rec (ending with a blank line). Caller frees; NULL on
  * allocation failure or a corrupt record (a move that is not legal). */
 char *pgn_format(const game_record_t *rec, const pgn_tags_t *tags);
+/* pgn_format with the Termination tag and the closing comment given, for a
+ * game that ended outside the rules (an engine that crashed or hung in a
+ * match: "abandoned"). NULL takes them from the record's termination. */
+char *pgn_format_ended(const game_record_t *rec, const pgn_tags_t *tags, const char *termination,
+                       const char *reason);
 /* The standard Termination tag value of a termination. */
 const char *pgn_termination_tag(game_termination_t t);
 /* Appends the PGN of rec to f. 0, CAPA_EIO or CAPA_ENOMEM. */

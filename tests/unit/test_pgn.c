@@ -124,11 +124,32 @@ static void a_corrupt_record_gives_no_pgn(void)
     CHECK(pgn_format(&s_rec, NULL) == NULL);
 }
 
+static void an_abandoned_game_carries_the_given_termination_and_reason(void)
+{
+    static const char *const moves[] = { "e2e4" };
+    s_record(variant_start_fen(VARIANT_CAPABLANCA), VARIANT_CAPABLANCA, moves, 1);
+    s_rec.result = RESULT_WHITE_WINS;
+    s_rec.termination = TERM_ILLEGAL_MOVE;
+    char *pgn = pgn_format_ended(&s_rec, NULL, "abandoned",
+                                 "old-build crashed or exited, a reason longer than sixty-four "
+                                 "characters");
+    CHECK(pgn);
+    CHECK_MSG(strstr(pgn, "[Termination \"abandoned\"]"), "%s", pgn);
+    CHECK_MSG(strstr(pgn, "{old-build crashed or exited, a reason longer than sixty-four "
+                          "characters}"), "%s", pgn);
+    free(pgn);
+    /* NULL keeps the record's own ending. */
+    pgn = pgn_format_ended(&s_rec, NULL, NULL, NULL);
+    CHECK(pgn && strstr(pgn, "[Termination \"rules infraction\"]"));
+    free(pgn);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_standard_start_game_has_the_roster_variant_and_san_moves),
     CASE(a_caparandom_game_carries_its_fen_and_comments_when_asked),
     CASE(long_games_wrap_at_80_columns_and_black_first_moves_read_1_dots),
     CASE(a_corrupt_record_gives_no_pgn),
+    CASE(an_abandoned_game_carries_the_given_termination_and_reason),
     { 0 } };
 
 int main(int argc, char **argv)

@@ -1,0 +1,90 @@
+/* match.h - a match between two UCI engines, decided by the GSPRT.
+ *
+ * Pairs of games from one start position with colours swapped (game 1:
+ * the first engine plays white), start positions drawn from the seed
+ * (caparandom: a uniformly drawn array per pair; other variants: the
+ * standard start). Each of `concurrency` threads keeps its own two engine
+ * processes and plays whole pairs. Games are refereed by the rules core
+ * (engine/rules.h: mate, stalemate, fifty moves, threefold, insufficient
+ * material), a move cap, optional score adjudication and, at a time
+ * control, the clock. An engine that crashes, hangs past its deadline or
+ * plays an illegal move loses that game; it is restarted for the next one
+ * and the match goes on, as in cutechess-cli. An engine that cannot be
+ * (re)started stops the match with an error.
+ *
+ * Results are counted from the second engine's view (the first is the
+ * baseline): pentanomial pair counts and W/D/L, and, with an SPRT, the
+ * match stops when the LLR crosses a bound.
+ */
+#ifndef CAPA_CLI_MATCH_H
+#define CAPA_CLI_MATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stats_counts.h"
+#include "stats_sprt.h"
+#include "types.h"
+
+#define MATCH_MAX_OPTIONS 32
+
+typedef struct {
+    const char *path;
+    char name[64];                 /* label in output and PGN */
+    int noptions;
+    const char *opt_name[MATCH_MAX_OPTIONS];
+    const char *opt_value[MATCH_MAX_OPTIONS];
+} match_engine_t;
+
+typedef struct {
+    match_engine_t engine[2];      /* [0] baseline, [1] under test */
+    variant_t variant;
+    uint64_t seed;
+    int64_t tc_base_ms, tc_inc_ms; /* clock mode when nodes == 0 */
+    int64_t timemargin_ms;         /* overrun allowed before a time loss */
+    uint64_t nodes;                /* per move; 0 = clock */
+    int64_t move_timeout_ms;       /* fixed-node mode: a move taking longer is a hang */
+    int64_t uci_timeout_ms;        /* start-up handshake and isready */
+    int concurrency;
+    int64_t max_pairs;             /* 0 = until the SPRT stops (requires sprt) */
+    int max_moves;                 /* full moves, then a draw */
+    int resign_moves, resign_score;            /* 0 = off */
+    int draw_move_number, draw_moves, draw_score; /* draw_moves 0 = off */
+    bool sprt;
+    stats_sprt_params_t sprt_params;
+    FILE *pgn;                     /* NULL = none */
+    FILE *out;                     /* progress lines */
+    int report_every;              /* pairs between status lines (>= 1) */
+    volatile int *interrupted;     /* set by a signal handler: stop after the running games */
+} match_config_t;
+
+typedef struct {
+    stats_counts_t counts;         /* second engine's view */
+    int64_t pairs, games;
+    int64_t crashes[2], hangs[2], time_losses[2], illegal[2];  /* per engine */
+    int64_t plies;
+    double cpu_s;                  /* engines' CPU time (children, reaped ones) */
+    double wall_s;
+    bool sprt_stopped;
+    stats_sprt_report_t report;    /* valid when cfg.sprt */
+    char error[512];               /* why the match stopped early, "" if it did not */
+} match_result_t;
+
+/* Fills the defaults: caparandom, seed 1, 10+0.1, margin 0, move timeout
+ * 60 s, handshake 10 s, concurrency 1, 400 moves, no adjudication, no SPRT,
+ * output to stdout, status every 10 pairs. */
+void match_config_default(match_config_t *cfg);
+
+/* Starts both engines once to check them (executable, UCI, the variant,
+ * each option), then plays. 0 when the match ran (stopped by the SPRT,
+ * the pair limit or an interrupt); -1 with a message in res->error when an
+ * engine is unusable (at the check or on a restart). */
+int match_run(const match_config_t *cfg, match_result_t *res);
+
+/* The report of the counts so far in one line (pairs, W/D/L, penta, Elo,
+ * nElo, LLR). */
+void match_status_line(const match_config_t *cfg, const match_result_t *res, char *buf,
+                       size_t len);
+
+#endif
