@@ -1,5 +1,7 @@
 /* stats_values.c - the piece-value fit: logistic model of White's score on
- * the material difference, Newton-Raphson, pair-clustered sandwich errors. */
+ * the material difference over a basis of the design's columns,
+ * Newton-Raphson, pair-clustered sandwich errors, contrasts, Fieller ratios
+ * and a lack-of-fit test. */
 #include "stats_values.h"
 
 #include <math.h>
@@ -8,18 +10,13 @@
 #include <string.h>
 
 #include "err.h"
+#include "stats_chi2.h"
 #include "textbuf.h"
 #include "stats_elo.h"
 
-#define S_DIM (STATS_PIECE_NB + 1) /* intercept + pieces */
+#define S_DIM STATS_COEF_NB /* White's edge + pieces */
 #define S_Z95 1.959963984540054
-
-static const char S_LETTERS[STATS_PIECE_NB + 1] = "PNBRACQ";
-
-char stats_piece_letter(int piece)
-{
-    return piece >= 0 && piece < STATS_PIECE_NB ? S_LETTERS[piece] : '?';
-}
+#define S_LETTER(p) stats_piece_letter(p)
 
 /* log(1 + e^x) without overflow. */
 static double s_softplus(double x)
@@ -32,51 +29,7 @@ static double s_logistic(double x)
     return x >= 0.0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
 }
 
-/* Cholesky factor L (lower) of the m x m matrix a; -(j + 1) when column j's
- * pivot is not clearly positive (relative to its diagonal), else 0. */
-static int s_cholesky(const double a[S_DIM][S_DIM], int m, double l[S_DIM][S_DIM])
-{
-    memset(l, 0, sizeof(double) * S_DIM * S_DIM);
-    for (int j = 0; j < m; j++) {
-        double d = a[j][j];
-        for (int k = 0; k < j; k++)
-            d -= l[j][k] * l[j][k];
-        if (!(d > 1e-10 * a[j][j]) || !(a[j][j] > 0.0))
-            return -(j + 1);
-        l[j][j] = sqrt(d);
-        for (int i = j + 1; i < m; i++) {
-            double s = a[i][j];
-            for (int k = 0; k < j; k++)
-                s -= l[i][k] * l[j][k];
-            l[i][j] = s / l[j][j];
-        }
-    }
-    return 0;
-}
-
-/* Solves L L^T x = b. */
-static void s_chol_solve(const double l[S_DIM][S_DIM], int m, const double *b, double *x)
-{
-    double y[S_DIM];
-    for (int i = 0; i < m; i++) {
-        double s = b[i];
-        for (int k = 0; k < i; k++)
-            s -= l[i][k] * y[k];
-        y[i] = s / l[i][i];
-    }
-    for (int i = m - 1; i >= 0; i--) {
-        double s = y[i];
-        for (int k = i + 1; k < m; k++)
-            s -= l[k][i] * x[k];
-        x[i] = s / l[i][i];
-    }
-}
-
-typedef struct {
-    int m;                    /* columns: intercept + active pieces */
-    int piece[S_DIM];         /* column -> piece (column 0: -1) */
-    int col[STATS_PIECE_NB];  /* piece -> column, -1 if inactive */
-} s_design_t;
+typedef stats_design_t s_design_t;
 
 /* Column values of game g (White's view). */
 static void s_row(const s_design_t *d, const stats_game_t *g, double *z, double *y)
@@ -84,7 +37,7 @@ static void s_row(const s_design_t *d, const stats_game_t *g, double *z, double 
     double sign = g->test_white ? 1.0 : -1.0;
     z[0] = 1.0;
     for (int c = 1; c < d->m; c++)
-        z[c] = sign * g->diff[d->piece[c]];
+        z[c] = sign * g->diff[d->full[c] - 1];
     *y = g->test_white ? g->score : 1.0 - g->score;
 }
 
@@ -139,6 +92,7 @@ typedef struct {
     int64_t pair;
     size_t idx;
     const int8_t *diff;
+    int8_t stratum;
 } s_key_t;
 
 static int s_by_pair(const void *x, const void *y)
@@ -153,6 +107,8 @@ static int s_by_imbalance(const void *x, const void *y)
 {
     const s_key_t *a = x, *b = y;
     int c = memcmp(a->diff, b->diff, STATS_PIECE_NB);
+    if (!c)
+        c = (a->stratum > b->stratum) - (a->stratum < b->stratum);
     return c ? c : s_by_pair(x, y);
 }
 
@@ -170,50 +126,22 @@ static int s_check_games(const stats_game_t *games, size_t n, char *err, size_t 
                              (long long) g->count);
         if (g->test_white != 0 && g->test_white != 1)
             return capa_fail(err, errlen, CAPA_EINVAL, "game %zu: test_white must be 0 or 1", i);
+        if (g->stratum < 0)
+            return capa_fail(err, errlen, CAPA_EINVAL, "game %zu has stratum %d", i, g->stratum);
         for (int p = 0; p < STATS_PIECE_NB; p++)
             if (g->diff[p] > STATS_DIFF_MAX || g->diff[p] < -STATS_DIFF_MAX)
                 return capa_fail(err, errlen, CAPA_ERANGE, "game %zu: a difference of %d %c is beyond %d", i,
-                                 g->diff[p], S_LETTERS[p], STATS_DIFF_MAX);
+                                 g->diff[p], S_LETTER(p), STATS_DIFF_MAX);
     }
     return 0;
 }
 
 static int s_design(const stats_game_t *games, size_t n, s_design_t *d, char *err, size_t errlen)
 {
-    d->m = 1;
-    d->piece[0] = -1;
-    for (int p = 0; p < STATS_PIECE_NB; p++) {
-        d->col[p] = -1;
-        for (size_t i = 0; i < n; i++)
-            if (games[i].diff[p]) {
-                d->col[p] = d->m;
-                d->piece[d->m++] = p;
-                break;
-            }
-    }
-    if (d->col[STATS_P] < 0)
-        return capa_fail(err, errlen, CAPA_EINVAL,
-                         "no imbalance involves pawns: values in pawns need pawn-odds games "
-                         "(e.g. one side a pawn short) for the scale");
-    /* Identifiability: the Gram matrix of the columns must be of full rank. */
-    double g[S_DIM][S_DIM] = { { 0 } }, l[S_DIM][S_DIM], z[S_DIM], y;
-    for (size_t i = 0; i < n; i++) {
-        s_row(d, &games[i], z, &y);
-        for (int a = 0; a < d->m; a++)
-            for (int b = 0; b < d->m; b++)
-                g[a][b] += z[a] * z[b];
-    }
-    int rc = s_cholesky(g, d->m, l);
-    if (rc) {
-        int c = -rc - 1;
-        if (c == 0)
-            return capa_fail(err, errlen, CAPA_EINVAL, "no games to fit");
-        return capa_fail(err, errlen, CAPA_EINVAL,
-                         "the imbalances cannot separate the value of %c from the other pieces%s: "
-                         "add imbalances that set it against other material",
-                         S_LETTERS[d->piece[c]], " or from White's edge (play both colours)");
-    }
-    return 0;
+    double g[S_DIM][S_DIM] = { { 0 } };
+    for (size_t i = 0; i < n; i++)
+        stats_design_add(g, games[i].diff, games[i].test_white, s_count(&games[i]));
+    return stats_design_analyse(g, d, err, errlen);
 }
 
 /* Newton-Raphson with step halving; 0, or CAPA_EINVAL when it does not
@@ -226,9 +154,9 @@ static int s_newton(const s_design_t *d, const stats_game_t *games, size_t n, do
     for (int it = 1; it <= 100; it++) {
         double grad[S_DIM], h[S_DIM][S_DIM], l[S_DIM][S_DIM], step[S_DIM];
         s_derivatives(d, games, n, beta, grad, h);
-        if (s_cholesky(h, d->m, l))
+        if (stats_cholesky(h, d->m, l))
             break; /* information collapsed: fitted probabilities at 0 or 1 */
-        s_chol_solve(l, d->m, grad, step);
+        stats_chol_solve(l, d->m, grad, step);
         double t = 1.0, next[S_DIM], nll = ll;
         for (int half = 0; half < 40; half++, t *= 0.5) {
             for (int c = 0; c < d->m; c++)
@@ -264,10 +192,8 @@ static int s_newton(const s_design_t *d, const stats_game_t *games, size_t n, do
 static int s_covariance(const s_design_t *d, const stats_game_t *games, size_t n, const s_key_t *keys,
                         const double *beta, double v[S_DIM][S_DIM], int64_t *pairs)
 {
-    double grad[S_DIM], h[S_DIM][S_DIM], l[S_DIM][S_DIM];
+    double grad[S_DIM], h[S_DIM][S_DIM];
     s_derivatives(d, games, n, beta, grad, h);
-    if (s_cholesky(h, d->m, l))
-        return CAPA_EINVAL;
     double b[S_DIM][S_DIM] = { { 0 } }, z[S_DIM], y;
     int64_t clusters = 0;
     for (size_t i = 0; i < n;) {
@@ -290,35 +216,22 @@ static int s_covariance(const s_design_t *d, const stats_game_t *games, size_t n
     }
     *pairs = clusters;
     double f = clusters > 1 ? (double) clusters / (double) (clusters - 1) : 1.0;
-    /* hinv columns, then V = Hinv B Hinv */
-    double hinv[S_DIM][S_DIM];
-    for (int c = 0; c < d->m; c++) {
-        double e[S_DIM] = { 0 }, x[S_DIM];
-        e[c] = 1.0;
-        s_chol_solve(l, d->m, e, x);
-        for (int a = 0; a < d->m; a++)
-            hinv[a][c] = x[a];
-    }
-    for (int a = 0; a < d->m; a++)
-        for (int c = 0; c < d->m; c++) {
-            double s = 0.0;
-            for (int p = 0; p < d->m; p++)
-                for (int q = 0; q < d->m; q++)
-                    s += hinv[a][p] * b[p][q] * hinv[q][c];
-            v[a][c] = f * s;
-        }
-    return 0;
+    return stats_sandwich(h, b, d->m, f, v) ? CAPA_EINVAL : 0;
 }
 
 static int s_imbalances(const s_design_t *d, const stats_game_t *games, size_t n, s_key_t *keys,
                         const double *beta, stats_values_t *r)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         keys[i].diff = games[keys[i].idx].diff;
+        keys[i].stratum = games[keys[i].idx].stratum;
+    }
     qsort(keys, n, sizeof *keys, s_by_imbalance);
+#define S_SAME_ROW(i, j) \
+    (memcmp(keys[i].diff, keys[j].diff, STATS_PIECE_NB) == 0 && keys[i].stratum == keys[j].stratum)
     int groups = 0;
     for (size_t i = 0; i < n; i++)
-        groups += i == 0 || memcmp(keys[i].diff, keys[i - 1].diff, STATS_PIECE_NB) != 0;
+        groups += i == 0 || !S_SAME_ROW(i, i - 1);
     r->imbalances = calloc((size_t) groups, sizeof *r->imbalances);
     if (!r->imbalances)
         return CAPA_ENOMEM;
@@ -327,10 +240,11 @@ static int s_imbalances(const s_design_t *d, const stats_game_t *games, size_t n
     double z[S_DIM], y;
     for (size_t i = 0; i < n; gi++) {
         size_t j = i;
-        while (j < n && memcmp(keys[j].diff, keys[i].diff, STATS_PIECE_NB) == 0)
+        while (j < n && S_SAME_ROW(j, i))
             j++;
         stats_imbalance_t *im = &r->imbalances[gi];
         memcpy(im->diff, keys[i].diff, STATS_PIECE_NB);
+        im->stratum = keys[i].stratum;
         double sum = 0.0, pred = 0.0, games_in = 0.0;
         for (size_t k = i; k < j; k++) {
             const stats_game_t *g = &games[keys[k].idx];
@@ -362,6 +276,7 @@ static int s_imbalances(const s_design_t *d, const stats_game_t *games, size_t n
             double se = sqrt(var * (double) clusters / (double) (clusters - 1)) / (double) im->games;
             im->score_lo = fmax(0.0, mean - S_Z95 * se);
             im->score_hi = fmin(1.0, mean + S_Z95 * se);
+            im->residual_z = se > 0.0 ? (mean - im->predicted) / se : 0.0;
         } else {
             im->score_lo = 0.0;
             im->score_hi = 1.0;
@@ -371,6 +286,7 @@ static int s_imbalances(const s_design_t *d, const stats_game_t *games, size_t n
         im->elo_hi = stats_elo_from_score(im->score_hi);
         i = j;
     }
+#undef S_SAME_ROW
     /* most games first (stable for equal counts: by the sort above) */
     for (int a = 1; a < groups; a++) {
         stats_imbalance_t t = r->imbalances[a];
@@ -382,6 +298,118 @@ static int s_imbalances(const s_design_t *d, const stats_game_t *games, size_t n
         r->imbalances[b + 1] = t;
     }
     return 0;
+}
+
+/* Pearson-type lack of fit over the imbalance rows: the sum of squared
+ * standardised residuals (pair-robust standard errors), on rows minus the
+ * rank of the piece columns degrees of freedom. Rows whose score has no
+ * spread (one pair, or every pair alike) carry no information and are left
+ * out. */
+static void s_lack_of_fit(const s_design_t *d, stats_values_t *r)
+{
+    int rows = 0;
+    double chi2 = 0.0;
+    for (int i = 0; i < r->n_imbalances; i++) {
+        const stats_imbalance_t *im = &r->imbalances[i];
+        if (im->pairs > 1 && im->score_hi > im->score_lo && im->residual_z != 0.0) {
+            chi2 += im->residual_z * im->residual_z;
+            rows++;
+        }
+    }
+    r->lof_df = rows - (d->m - 1);
+    if (r->lof_df < 1) {
+        r->lof_df = 0;
+        r->lof_chi2 = 0.0;
+        r->lof_p = 1.0;
+        return;
+    }
+    r->lof_chi2 = chi2;
+    r->lof_p = stats_chi2_upper(chi2, r->lof_df);
+}
+
+/* c'b and c'Vc over full coordinates. */
+static void s_linear(const double *c, const double *b, const double v[S_DIM][S_DIM], double *est,
+                     double *var)
+{
+    double e = 0.0, s = 0.0;
+    for (int i = 0; i < S_DIM; i++) {
+        e += c[i] * b[i];
+        for (int j = 0; j < S_DIM; j++)
+            s += c[i] * v[i][j] * c[j];
+    }
+    *est = e;
+    *var = fmax(s, 0.0);
+}
+
+#define S_ELO (400.0 / M_LN10)
+
+/* Values, contrasts and the scale from the coefficients b and their
+ * covariance v (full coordinates). */
+static void s_summaries(const s_design_t *d, const double *b, const double v[S_DIM][S_DIM],
+                        stats_values_t *r)
+{
+    const int fp = 1 + STATS_P;
+    double ep[S_DIM] = { 0 };
+    ep[fp] = 1.0;
+    r->pawn_identified = stats_design_estimable(d, ep);
+    double kp = b[fp], vpp = v[fp][fp];
+    if (r->pawn_identified) {
+        r->scale = kp;
+        r->scale_se = sqrt(fmax(vpp, 0.0));
+        /* Values are ratios to the pawn's coefficient: while its interval
+         * still reaches zero every ratio is unbounded, so the values in pawns
+         * wait; contrasts in Elo and the raw scores are reported. */
+        r->scaled = kp - S_Z95 * r->scale_se > 0.0;
+        r->elo_per_pawn = kp * S_ELO;
+    }
+    for (int p = 0; p < STATS_PIECE_NB; p++) {
+        stats_piece_value_t *pv = &r->piece[p];
+        if (p == STATS_P)
+            pv->value = pv->lo = pv->hi = 1.0; /* the unit */
+        double c[S_DIM] = { 0 }, est, var;
+        c[1 + p] = 1.0;
+        if (!d->active[p] || !stats_design_estimable(d, c))
+            continue;
+        s_linear(c, b, v, &est, &var);
+        pv->identified = 1;
+        pv->elo = est * S_ELO;
+        pv->elo_lo = (est - S_Z95 * sqrt(var)) * S_ELO;
+        pv->elo_hi = (est + S_Z95 * sqrt(var)) * S_ELO;
+        if (p == STATS_P || !r->scaled)
+            continue;
+        double val = est / kp, vab = v[1 + p][fp];
+        pv->estimated = 1;
+        pv->value = val;
+        pv->se = sqrt(fmax((var - 2.0 * val * vab + val * val * vpp) / (kp * kp), 0.0));
+        stats_fieller(est, kp, var, vab, vpp, S_Z95, &pv->lo, &pv->hi);
+    }
+    stats_contrast_def_t defs[STATS_CONTRAST_MAX];
+    r->n_contrasts = stats_design_contrasts(d, defs, STATS_CONTRAST_MAX);
+    for (int i = 0; i < r->n_contrasts; i++) {
+        stats_contrast_t *ct = &r->contrasts[i];
+        memset(ct, 0, sizeof *ct);
+        snprintf(ct->name, sizeof ct->name, "%s", defs[i].name);
+        ct->estimable = defs[i].estimable;
+        if (!ct->estimable)
+            continue;
+        double est, var, vab = 0.0;
+        s_linear(defs[i].coef, b, v, &est, &var);
+        double h = S_Z95 * sqrt(var);
+        ct->logit = est;
+        ct->logit_lo = est - h;
+        ct->logit_hi = est + h;
+        ct->elo = est * S_ELO;
+        ct->elo_lo = ct->logit_lo * S_ELO;
+        ct->elo_hi = ct->logit_hi * S_ELO;
+        if (!r->scaled)
+            continue;
+        for (int j = 0; j < S_DIM; j++)
+            vab += defs[i].coef[j] * v[j][fp];
+        ct->in_pawns = 1;
+        ct->pawns = est / kp;
+        stats_fieller(est, kp, var, vab, vpp, S_Z95, &ct->pawns_lo, &ct->pawns_hi);
+    }
+    r->n_notes = stats_design_explain(d, r->notes, STATS_PIECE_NB);
 }
 
 int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, char *err, size_t errlen)
@@ -399,7 +427,6 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, 
     rc = s_newton(&d, games, n, beta, &iters, &ll, err, errlen);
     if (rc)
         return rc;
-    double kp = beta[d.col[STATS_P]];
     s_key_t *keys = malloc(n * sizeof *keys);
     stats_values_t *r = calloc(1, sizeof *r);
     if (!keys || !r) {
@@ -411,6 +438,7 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, 
         keys[i].pair = games[i].pair;
         keys[i].idx = i;
         keys[i].diff = games[i].diff;
+        keys[i].stratum = games[i].stratum;
     }
     qsort(keys, n, sizeof *keys, s_by_pair);
     double v[S_DIM][S_DIM];
@@ -419,48 +447,31 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, 
         free(r);
         return capa_fail(err, errlen, CAPA_EINVAL, "the fitted information matrix is singular");
     }
-    r->games = 0;
+    /* The coefficients of the columns left out are 0: one solution among
+     * many, but every estimable combination has the same value in all. */
+    double bf[S_DIM] = { 0 }, vf[S_DIM][S_DIM] = { { 0 } };
+    for (int a = 0; a < d.m; a++) {
+        bf[d.full[a]] = beta[a];
+        for (int c = 0; c < d.m; c++)
+            vf[d.full[a]][d.full[c]] = v[a][c];
+    }
     for (size_t i = 0; i < n; i++)
         r->games += (int64_t) s_count(&games[i]);
     r->iterations = iters;
     r->loglik = ll;
-    int cp = d.col[STATS_P];
-    r->scale = kp;
-    r->scale_se = sqrt(fmax(v[cp][cp], 0.0));
-    /* Values are ratios to the pawn's coefficient: while its interval still
-     * reaches zero every ratio (and its delta-method interval) is unbounded,
-     * so the values in pawns wait; the imbalances' raw scores are reported. */
-    r->scaled = kp - S_Z95 * r->scale_se > 0.0;
-    r->elo_per_pawn = kp * 400.0 / M_LN10;
-    r->white = beta[0];
-    double wse = sqrt(fmax(v[0][0], 0.0));
-    r->white_lo = beta[0] - S_Z95 * wse;
-    r->white_hi = beta[0] + S_Z95 * wse;
-    r->white_score = s_logistic(beta[0]);
-    for (int p = 0; p < STATS_PIECE_NB; p++) {
-        stats_piece_value_t *pv = &r->piece[p];
-        int c = d.col[p];
-        if (p == STATS_P) {
-            pv->value = pv->lo = pv->hi = 1.0; /* the unit */
-            continue;
-        }
-        if (c < 0 || !r->scaled)
-            continue;
-        double val = beta[c] / kp;
-        /* delta method for beta_c / beta_P */
-        double var = (v[c][c] - 2.0 * val * v[c][cp] + val * val * v[cp][cp]) / (kp * kp);
-        pv->estimated = 1;
-        pv->value = val;
-        pv->se = sqrt(fmax(var, 0.0));
-        pv->lo = val - S_Z95 * pv->se;
-        pv->hi = val + S_Z95 * pv->se;
-    }
+    r->white = bf[0];
+    double wse = sqrt(fmax(vf[0][0], 0.0));
+    r->white_lo = bf[0] - S_Z95 * wse;
+    r->white_hi = bf[0] + S_Z95 * wse;
+    r->white_score = s_logistic(bf[0]);
+    s_summaries(&d, bf, vf, r);
     rc = s_imbalances(&d, games, n, keys, beta, r);
     free(keys);
     if (rc) {
         stats_values_destroy(&r);
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
+    s_lack_of_fit(&d, r);
     *out = r;
     return 0;
 }
@@ -474,9 +485,10 @@ void stats_values_destroy(stats_values_t **self_p)
     *self_p = NULL;
 }
 
-/* "A-C", "A-R-N", "-P": the side under test's extra material, then the
- * other side's, each piece repeated by its count. */
-static void s_imbalance_name(const int8_t *diff, char *buf, size_t len)
+/* "A-C", "A-R-N", "-P", "-P@c": the side under test's extra material, then
+ * the other side's, each piece repeated by its count; "@" and the file of a
+ * stratum. */
+static void s_imbalance_name(const int8_t *diff, int stratum, char *buf, size_t len)
 {
     size_t u = 0;
     for (int side = 1; side >= -1; side -= 2) {
@@ -484,7 +496,11 @@ static void s_imbalance_name(const int8_t *diff, char *buf, size_t len)
             buf[u++] = '-';
         for (int p = STATS_PIECE_NB - 1; p >= 0; p--)
             for (int k = 0; k < diff[p] * side && u + 1 < len; k++)
-                buf[u++] = S_LETTERS[p];
+                buf[u++] = S_LETTER(p);
+    }
+    if (stratum > 0 && u + 3 < len) {
+        buf[u++] = '@';
+        buf[u++] = stratum <= 26 ? (char) ('a' + stratum - 1) : '?';
     }
     buf[u] = '\0';
 }
@@ -494,6 +510,10 @@ void stats_values_note(const stats_values_t *v, char *buf, size_t len)
     if (v->scaled)
         snprintf(buf, len, "values in pawns, scaled by %.4f +- %.4f logit per pawn", v->scale,
                  S_Z95 * v->scale_se);
+    else if (!v->pawn_identified)
+        snprintf(buf, len,
+                 "no values in pawns: no pawn-odds imbalance determines the pawn's effect; "
+                 "contrasts are given in Elo");
     else
         snprintf(buf, len,
                  "no values in pawns yet: the pawn's effect is not decisive (%.4f +- %.4f logit "
@@ -504,32 +524,60 @@ void stats_values_note(const stats_values_t *v, char *buf, size_t len)
 int stats_values_format(const stats_values_t *v, char *buf, size_t len)
 {
     textbuf_t o = textbuf_make(buf, len);
-    textbuf_put(&o, "Piece values in pawns (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
-          (long long) v->games, (long long) v->pairs);
+    textbuf_put(&o, "Piece values (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
+                (long long) v->games, (long long) v->pairs);
     if (!v->scaled) {
         char note[256];
         stats_values_note(v, note, sizeof note);
         textbuf_put(&o, "  %s\n", note);
     }
-    for (int p = 0; v->scaled && p < STATS_PIECE_NB; p++) {
-        const stats_piece_value_t *pv = &v->piece[p];
-        if (p == STATS_P)
-            textbuf_put(&o, "  P  1 (unit)\n");
-        else if (pv->estimated)
-            textbuf_put(&o, "  %c  %.3f [%.3f, %.3f]\n", S_LETTERS[p], pv->value, pv->lo, pv->hi);
+    textbuf_put(&o, "Contrasts (first piece minus second):\n");
+    for (int i = 0; i < v->n_contrasts; i++) {
+        const stats_contrast_t *c = &v->contrasts[i];
+        if (!c->estimable) {
+            textbuf_put(&o, "  %-4s not determined by this design\n", c->name);
+            continue;
+        }
+        if (c->in_pawns)
+            textbuf_put(&o, "  %-4s %+.3f pawns [%+.3f, %+.3f]  ", c->name, c->pawns, c->pawns_lo,
+                        c->pawns_hi);
         else
-            textbuf_put(&o, "  %c  not estimated (in no imbalance)\n", S_LETTERS[p]);
+            textbuf_put(&o, "  %-4s ", c->name);
+        textbuf_put(&o, "%+.0f Elo [%+.0f, %+.0f]\n", c->elo, c->elo_lo, c->elo_hi);
     }
-    textbuf_put(&o, "Scale: %.4f logit per pawn (%.1f Elo); White's edge %.4f logit [%.4f, %.4f] = %.1f%%\n",
-          v->scale, v->elo_per_pawn, v->white, v->white_lo, v->white_hi, 100.0 * v->white_score);
+    textbuf_put(&o, "Values (pawns: Fieller intervals; Elo: the piece against nothing):\n");
+    for (int p = 0; p < STATS_PIECE_NB; p++) {
+        const stats_piece_value_t *pv = &v->piece[p];
+        if (p == STATS_P && v->pawn_identified)
+            textbuf_put(&o, "  P  1 (unit)  %.0f Elo [%.0f, %.0f]\n", pv->elo, pv->elo_lo, pv->elo_hi);
+        else if (pv->estimated)
+            textbuf_put(&o, "  %c  %.3f [%.3f, %.3f]  %.0f Elo [%.0f, %.0f]\n", S_LETTER(p), pv->value,
+                        pv->lo, pv->hi, pv->elo, pv->elo_lo, pv->elo_hi);
+        else if (pv->identified)
+            textbuf_put(&o, "  %c  %.0f Elo [%.0f, %.0f]\n", S_LETTER(p), pv->elo, pv->elo_lo, pv->elo_hi);
+        else
+            textbuf_put(&o, "  %c  not estimated (%s)\n", S_LETTER(p),
+                        p == STATS_P ? "no pawn-odds games" : "not separated: see below");
+    }
+    for (int i = 0; i < v->n_notes; i++)
+        textbuf_put(&o, "Not separated: %s\n", v->notes[i]);
+    if (v->pawn_identified)
+        textbuf_put(&o, "Scale: %.4f logit per pawn (%.1f Elo); ", v->scale, v->elo_per_pawn);
+    textbuf_put(&o, "White's edge %.4f logit [%.4f, %.4f] = %.1f%%\n", v->white, v->white_lo, v->white_hi,
+                100.0 * v->white_score);
+    if (v->lof_df > 0)
+        textbuf_put(&o, "Lack of fit over the imbalances: chi2 %.2f on %d df, p %.3g\n", v->lof_chi2,
+                    v->lof_df, v->lof_p);
+    else
+        textbuf_put(&o, "Lack of fit: no test (no more imbalance rows than fitted effects)\n");
     textbuf_put(&o, "Imbalances (side under test first; score of that side):\n");
     for (int i = 0; i < v->n_imbalances; i++) {
         const stats_imbalance_t *im = &v->imbalances[i];
         char name[64];
-        s_imbalance_name(im->diff, name, sizeof name);
+        s_imbalance_name(im->diff, im->stratum, name, sizeof name);
         textbuf_put(&o, "  %-12s %6lld games  %.1f%% [%.1f%%, %.1f%%]  Elo %.0f [%.0f, %.0f]  model %.1f%%\n",
-              name, (long long) im->games, 100.0 * im->score, 100.0 * im->score_lo, 100.0 * im->score_hi,
-              im->elo, im->elo_lo, im->elo_hi, 100.0 * im->predicted);
+                    name, (long long) im->games, 100.0 * im->score, 100.0 * im->score_lo,
+                    100.0 * im->score_hi, im->elo, im->elo_lo, im->elo_hi, 100.0 * im->predicted);
     }
     return o.full ? CAPA_EFULL : 0;
 }
@@ -550,6 +598,31 @@ static cJSON *s_interval(double value, double lo, double hi)
     return o;
 }
 
+static cJSON *s_contrasts_json(const stats_values_t *v)
+{
+    cJSON *list = cJSON_CreateArray();
+    for (int i = 0; list && i < v->n_contrasts; i++) {
+        const stats_contrast_t *c = &v->contrasts[i];
+        cJSON *e = cJSON_CreateObject();
+        if (!e || !cJSON_AddItemToArray(list, e)) {
+            cJSON_Delete(e);
+            cJSON_Delete(list);
+            return NULL;
+        }
+        cJSON_AddStringToObject(e, "name", c->name);
+        cJSON_AddBoolToObject(e, "estimable", c->estimable);
+        if (!c->estimable)
+            continue;
+        cJSON_AddItemToObject(e, "logit", s_interval(c->logit, c->logit_lo, c->logit_hi));
+        cJSON_AddItemToObject(e, "elo", s_interval(c->elo, c->elo_lo, c->elo_hi));
+        if (c->in_pawns)
+            cJSON_AddItemToObject(e, "pawns", s_interval(c->pawns, c->pawns_lo, c->pawns_hi));
+        else
+            cJSON_AddNullToObject(e, "pawns");
+    }
+    return list;
+}
+
 cJSON *stats_values_to_json(const stats_values_t *v)
 {
     cJSON *o = cJSON_CreateObject();
@@ -557,15 +630,27 @@ cJSON *stats_values_to_json(const stats_values_t *v)
         return NULL;
     cJSON_AddNumberToObject(o, "games", (double) v->games);
     cJSON_AddNumberToObject(o, "pairs", (double) v->pairs);
+    cJSON *contrasts = s_contrasts_json(v);
+    if (contrasts)
+        cJSON_AddItemToObject(o, "contrasts", contrasts);
     cJSON *pieces = cJSON_AddObjectToObject(o, "values");
-    for (int p = 0; pieces && p < STATS_PIECE_NB; p++) {
+    cJSON *elo = cJSON_AddObjectToObject(o, "values_elo");
+    for (int p = 0; pieces && elo && p < STATS_PIECE_NB; p++) {
         const stats_piece_value_t *pv = &v->piece[p];
-        char key[2] = { S_LETTERS[p], '\0' };
-        if (p == STATS_P || pv->estimated)
+        char key[2] = { S_LETTER(p), '\0' };
+        if ((p == STATS_P && v->pawn_identified) || pv->estimated)
             cJSON_AddItemToObject(pieces, key, s_interval(pv->value, pv->lo, pv->hi));
         else
             cJSON_AddNullToObject(pieces, key);
+        if (pv->identified)
+            cJSON_AddItemToObject(elo, key, s_interval(pv->elo, pv->elo_lo, pv->elo_hi));
+        else
+            cJSON_AddNullToObject(elo, key);
     }
+    cJSON_AddStringToObject(o, "interval", "fieller");
+    cJSON *notes = cJSON_AddArrayToObject(o, "not_separated");
+    for (int i = 0; notes && i < v->n_notes; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(v->notes[i]));
     cJSON_AddBoolToObject(o, "scaled", v->scaled);
     if (!v->scaled) {
         char note[256];
@@ -576,6 +661,16 @@ cJSON *stats_values_to_json(const stats_values_t *v)
     cJSON_AddNumberToObject(o, "elo_per_pawn", v->elo_per_pawn);
     cJSON_AddItemToObject(o, "white_logit", s_interval(v->white, v->white_lo, v->white_hi));
     cJSON_AddNumberToObject(o, "white_score", v->white_score);
+    if (v->lof_df > 0) {
+        cJSON *lof = cJSON_AddObjectToObject(o, "lack_of_fit");
+        if (lof) {
+            cJSON_AddNumberToObject(lof, "chi2", v->lof_chi2);
+            cJSON_AddNumberToObject(lof, "df", v->lof_df);
+            cJSON_AddNumberToObject(lof, "p", v->lof_p);
+        }
+    } else {
+        cJSON_AddNullToObject(o, "lack_of_fit");
+    }
     cJSON *list = cJSON_AddArrayToObject(o, "imbalances");
     for (int i = 0; list && i < v->n_imbalances; i++) {
         const stats_imbalance_t *im = &v->imbalances[i];
@@ -586,21 +681,25 @@ cJSON *stats_values_to_json(const stats_values_t *v)
             break;
         }
         char name[64];
-        s_imbalance_name(im->diff, name, sizeof name);
+        s_imbalance_name(im->diff, im->stratum, name, sizeof name);
         cJSON_AddStringToObject(e, "name", name);
         cJSON *diff = cJSON_AddObjectToObject(e, "diff");
         for (int p = 0; diff && p < STATS_PIECE_NB; p++) {
-            char key[2] = { S_LETTERS[p], '\0' };
+            char key[2] = { S_LETTER(p), '\0' };
             if (im->diff[p])
                 cJSON_AddNumberToObject(diff, key, im->diff[p]);
         }
+        if (im->stratum)
+            cJSON_AddNumberToObject(e, "stratum", im->stratum);
         cJSON_AddNumberToObject(e, "games", (double) im->games);
         cJSON_AddNumberToObject(e, "pairs", (double) im->pairs);
         cJSON_AddItemToObject(e, "score", s_interval(im->score, im->score_lo, im->score_hi));
         cJSON_AddItemToObject(e, "elo", s_interval(im->elo, im->elo_lo, im->elo_hi));
         cJSON_AddNumberToObject(e, "model_score", im->predicted);
+        cJSON_AddNumberToObject(e, "residual_z", im->residual_z);
     }
-    if (!pieces || !list || !cJSON_GetObjectItemCaseSensitive(o, "white_score")) {
+    if (!contrasts || !pieces || !elo || !notes || !list ||
+        !cJSON_GetObjectItemCaseSensitive(o, "white_score")) {
         cJSON_Delete(o);
         return NULL;
     }

@@ -5,18 +5,24 @@
  * score and the pair it belongs to. The model, fitted to all games at once
  * by maximum likelihood (draws count as half points, quasi-binomial):
  *
- *   P(White scores) = logistic(w + k * sum_i v_i * x_i)
+ *   P(White scores) = logistic(w + sum_i beta_i * x_i)
  *
- * with x the difference from White's view, v_P = 1 (values in pawns), k the
- * fitted logit per pawn and w White's edge. Internally beta_i = k v_i is
- * fitted (Newton-Raphson with step halving, at most 100 iterations) and
- * v_i = beta_i / beta_P. Intervals are 95% from a cluster-robust (sandwich)
- * covariance with pairs as clusters and the delta method for the ratios.
- * Pieces that never appear in an imbalance are reported as not estimated;
- * a study without pawns in any imbalance has no scale and is refused. While
- * the pawn's coefficient is not significantly above zero (its 95% interval
- * reaches 0, or it is negative) the ratios are unbounded: the fit succeeds
- * with scaled = 0, no piece estimated, and the imbalances' raw scores.
+ * with x the difference from White's view, beta_i the logit effect of piece
+ * i and w White's edge. A design need not separate every piece: the fit
+ * keeps a basis of its columns (stats_design.h) and reports what the
+ * imbalances determine, in this order:
+ *   1. contrasts (A-C, Q-A, Q-C, then other differences of two pieces) in
+ *      logit and Elo, with Wald intervals, and in pawns (ratios to the pawn's
+ *      effect, Fieller intervals) where the pawn is determined;
+ *   2. each piece's value in pawns, v_i = beta_i / beta_P (Fieller), where
+ *      the piece and the pawn are separately determined and the pawn's
+ *      effect is significantly above zero ("scaled"); in Elo where the piece
+ *      alone is determined;
+ *   3. a sentence per combination the design cannot separate;
+ *   4. the raw score of each imbalance (split by stratum, e.g. the file of a
+ *      removed pawn) against the model's prediction, and a lack-of-fit
+ *      chi-squared over those rows.
+ * Covariances are cluster-robust (sandwich) with pairs as clusters.
  * Method and sources: docs/methods.md, "Piece values".
  */
 #ifndef CAPA_STATS_VALUES_H
@@ -27,16 +33,15 @@
 
 #include <cjson/cJSON.h>
 
-enum { STATS_P, STATS_N, STATS_B, STATS_R, STATS_A, STATS_C, STATS_Q, STATS_PIECE_NB };
-
-/* Piece letters in the order above: "PNBRACQ". */
-char stats_piece_letter(int piece);
+#include "stats_design.h"
 
 #define STATS_DIFF_MAX 16 /* |difference| per piece type accepted */
 
 typedef struct {
     int8_t diff[STATS_PIECE_NB]; /* side under test minus the other side */
     int8_t test_white;           /* 1: the side under test had White */
+    int8_t stratum;              /* 0, or a label that splits the imbalance's raw
+                                  * scores: 1..10 = file a..j of the removed pawn */
     double score;                /* 0, 0.5 or 1 for the side under test */
     int64_t pair;                /* the two games of a pair share this id */
     int64_t count;               /* identical pairs this record stands for (0 = 1):
@@ -44,22 +49,38 @@ typedef struct {
 } stats_game_t;
 
 typedef struct {
-    int estimated;             /* 0: never in an imbalance (pawn: fixed at 1) */
-    double value, se, lo, hi;  /* pawns, 95% interval */
+    int estimated;             /* 1: value in pawns given (pawn: fixed at 1) */
+    double value, se, lo, hi;  /* pawns; se by the delta method, [lo, hi] Fieller 95% */
+    int identified;            /* 1: the piece's own effect is determined */
+    double elo, elo_lo, elo_hi;/* that effect in logistic Elo, 95% (Wald) */
 } stats_piece_value_t;
 
 typedef struct {
+    char name[24];                      /* "A-C": value of A minus value of C */
+    int estimable;                      /* 0: the design cannot tell (figures 0) */
+    double logit, logit_lo, logit_hi;   /* 95% (Wald) */
+    double elo, elo_lo, elo_hi;         /* the same in logistic Elo */
+    int in_pawns;                       /* 1: pawns given (the fit is scaled) */
+    double pawns, pawns_lo, pawns_hi;   /* ratio to the pawn, Fieller 95% */
+} stats_contrast_t;
+
+typedef struct {
     int8_t diff[STATS_PIECE_NB]; /* as in the games (side under test) */
+    int8_t stratum;              /* as in the games */
     int64_t games, pairs;
     double score, score_lo, score_hi; /* side under test, pair-robust 95% */
     double elo, elo_lo, elo_hi;       /* logistic Elo of those scores */
     double predicted;                 /* the fitted model's mean expected score */
+    double residual_z;                /* (score - predicted) / its standard error */
 } stats_imbalance_t;
 
 typedef struct {
+    stats_contrast_t contrasts[STATS_CONTRAST_MAX];
+    int n_contrasts;
     stats_piece_value_t piece[STATS_PIECE_NB];
-    int scaled;                       /* 1: k significantly > 0, values in pawns given */
-    double scale, scale_se;           /* k: logit per pawn */
+    int pawn_identified;              /* 1: the pawn's own effect is determined */
+    int scaled;                       /* 1: and significantly > 0: values in pawns given */
+    double scale, scale_se;           /* k = beta_P: logit per pawn (0 if not identified) */
     double elo_per_pawn;              /* k * 400 / ln 10 */
     double white, white_lo, white_hi; /* w: White's edge in logit */
     double white_score;               /* logistic(w): White's score when level */
@@ -68,20 +89,25 @@ typedef struct {
     int64_t games, pairs;
     int n_imbalances;
     stats_imbalance_t *imbalances;    /* owned by this struct, most games first */
+    int n_notes;                      /* what the design cannot separate */
+    char notes[STATS_PIECE_NB][STATS_NOTE_MAX];
+    int lof_df;                       /* lack of fit over the imbalance rows: 0 = */
+    double lof_chi2, lof_p;           /* no test (as many parameters as rows) */
 } stats_values_t;
 
 /* Fits the model to n games. On success *out is a new result the caller
  * owns (stats_values_destroy). Errors, each with a sentence in err:
- * CAPA_EINVAL (no games, a score other than 0/0.5/1, no pawn in any
- * imbalance, pieces whose values the imbalances cannot separate, or a fit
- * that does not converge, e.g. an imbalance won in every game), CAPA_ERANGE
- * (a difference beyond STATS_DIFF_MAX), CAPA_ENOMEM. */
+ * CAPA_EINVAL (no games, a score other than 0/0.5/1, no imbalance that
+ * changes the material, a side under test that always had one colour, or a
+ * fit that does not converge, e.g. an imbalance won in every game),
+ * CAPA_ERANGE (a difference beyond STATS_DIFF_MAX), CAPA_ENOMEM. */
 int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out,
                      char *err, size_t errlen);
 
 void stats_values_destroy(stats_values_t **self_p);
 
-/* One sentence on the scale: how sure it is, or why no values are given. */
+/* One sentence on the scale: how sure it is, or why no values in pawns are
+ * given. */
 void stats_values_note(const stats_values_t *v, char *buf, size_t len);
 
 /* Human-readable tables (values, then imbalances) into buf; 0 or CAPA_EFULL. */

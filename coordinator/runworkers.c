@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "stats_chi2.h"
 #include "verify_outlier.h"
 
 runworkers_test_t runworkers_test_of(store_run_kind_t kind)
@@ -89,7 +90,7 @@ static int s_test(verify_outlier_t *tab, size_t strata, runworkers_t *out, size_
                 }
             w->tested = w->df > 0;
             tested += w->tested;
-            w->p = w->tested ? verify_chi2_upper(w->chi2, w->df) : 1.0;
+            w->p = w->tested ? stats_chi2_upper(w->chi2, w->df) : 1.0;
             if (w->tested && w->p < p_max && (worst < 0 || w->p < out[worst].p))
                 worst = (long) i;
         }

@@ -47,7 +47,5 @@ typedef struct {
  * out. Returns how many are outliers, or CAPA_ENOMEM. An outlier keeps the figures of the pass that
  * set it aside. */
 int verify_outliers(verify_outlier_t *w, size_t n, int64_t min_pairs, double p_max);
-/* P(X >= x) for X chi-squared with df degrees of freedom (df >= 1). */
-double verify_chi2_upper(double x, int df);
 
 #endif
