@@ -173,3 +173,19 @@ int cli_print_table(table_t *t)
     free(text);
     return CLI_OK;
 }
+
+int cli_double(const cli_args_t *a, const char *key, double def, double *out)
+{
+    const char *v = cli_opt(a, key);
+    *out = def;
+    if (!v)
+        return 0;
+    char *end;
+    double d = strtod(v, &end);
+    if (!*v || *end || !isfinite(d)) {
+        cli_error("--%s \"%s\" is not a number", key, v);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}

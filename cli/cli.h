@@ -54,6 +54,9 @@ const char *cli_opt(const cli_args_t *a, const char *key);
 /* CLI_OK if every option is in allowed (NULL-terminated) and there are
  * npos positional arguments (-1 = any), else a message and CLI_USAGE. */
 int cli_check_args(const cli_args_t *a, const char *const *allowed, int npos, const char *usage);
+/* The number given as --key (def when absent) into *out; CLI_OK, or -1
+ * after a message when it is not a finite number. */
+int cli_double(const cli_args_t *a, const char *key, double def, double *out);
 /* Parses a positive run id; prints a message and returns -1 if it is not one. */
 int64_t cli_parse_id(const char *s);
 /* The arguments of a command on one run (capa show ID, stop ID, ...):
@@ -107,5 +110,6 @@ int cmd_sprt(const cli_opts_t *o, const cli_args_t *a);
 int cmd_match(const cli_opts_t *o, const cli_args_t *a);
 /* The long usage text of capa match. */
 const char *cmd_match_usage(void);
+int cmd_plan(const cli_opts_t *o, const cli_args_t *a);
 
 #endif

@@ -7,22 +7,6 @@
 #include "cli.h"
 #include "stats_sprt.h"
 
-static int s_double(const cli_args_t *a, const char *key, double def, double *out)
-{
-    const char *v = cli_opt(a, key);
-    *out = def;
-    if (!v)
-        return 0;
-    char *end;
-    double d = strtod(v, &end);
-    if (!*v || *end || !isfinite(d)) {
-        cli_error("--%s \"%s\" is not a number", key, v);
-        return -1;
-    }
-    *out = d;
-    return 0;
-}
-
 int cmd_sprt(const cli_opts_t *o, const cli_args_t *a)
 {
     static const char *const allowed[] = { "elo0", "elo1", "alpha", "beta", "model", "penta",
@@ -35,9 +19,9 @@ int cmd_sprt(const cli_opts_t *o, const cli_args_t *a)
     stats_sprt_params_t p;
     stats_sprt_params_default(&p);
     double elo = 0, draw = 0.5;
-    if (s_double(a, "elo0", p.elo0, &p.elo0) < 0 || s_double(a, "elo1", p.elo1, &p.elo1) < 0 ||
-        s_double(a, "alpha", p.alpha, &p.alpha) < 0 || s_double(a, "beta", p.beta, &p.beta) < 0 ||
-        s_double(a, "elo", 0, &elo) < 0 || s_double(a, "draw_ratio", 0.5, &draw) < 0)
+    if (cli_double(a, "elo0", p.elo0, &p.elo0) < 0 || cli_double(a, "elo1", p.elo1, &p.elo1) < 0 ||
+        cli_double(a, "alpha", p.alpha, &p.alpha) < 0 || cli_double(a, "beta", p.beta, &p.beta) < 0 ||
+        cli_double(a, "elo", 0, &elo) < 0 || cli_double(a, "draw_ratio", 0.5, &draw) < 0)
         return CLI_USAGE;
     const char *model = cli_opt(a, "model");
     if (model) {

@@ -1,5 +1,5 @@
 /* capa - the command line client of the coordinator's HTTP API, and the
- * offline SPRT calculator. See docs/api.md ("capa") and `capa --help`. */
+ * offline SPRT calculator and study planner. See docs/api.md ("capa") and `capa --help`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +29,11 @@ static const char USAGE[] =
     "       (--tc BASE+INC | --nodes N) [--games N] [--sprt ELO0,ELO1] [--concurrency N] ...\n"
     "                            play two UCI engines from random start arrays with colours\n"
     "                            swapped, decided by the GSPRT (capa match --help)\n"
+    "  plan FILE.json [--target PAWNS] [--logit-per-pawn K] [--draw-ratio D] [--white W]\n"
+    "       [--values N=3,B=3.5,...] [--nps N] [--plies N]\n"
+    "                            offline: what a values study will determine (expected 95%\n"
+    "                            half-widths, pairs for a target, what it cannot separate)\n"
+    "                            and its CPU time; exit 2 when it can determine nothing\n"
     "\n"
     "Server from --server or CAPA_SERVER (default " CLI_DEFAULT_SERVER "), token from\n"
     "--token or CAPA_TOKEN. --json prints the API's JSON for scripts.\n"
@@ -142,6 +147,7 @@ int main(int argc, char **argv)
         { "values", cmd_values },   { "workers", cmd_workers_or_run },
         { "contributors", cmd_contributors }, { "contributor", cmd_contributor },
         { "sprt", cmd_sprt },       { "match", cmd_match },
+        { "plan", cmd_plan },
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (strcmp(command, CMDS[i].name) == 0)

@@ -254,7 +254,7 @@ int stats_design_explain(const stats_design_t *d, char notes[][STATS_NOTE_MAX], 
     return n;
 }
 
-static int s_contrast(const stats_design_t *d, int hi, int lo, stats_contrast_def_t *out)
+static int s_contrast(const stats_design_t *d, int hi, int lo, int head, stats_contrast_def_t *out)
 {
     if (!d->active[hi] || !d->active[lo])
         return 0;
@@ -263,7 +263,7 @@ static int s_contrast(const stats_design_t *d, int hi, int lo, stats_contrast_de
     out->coef[1 + hi] = 1.0;
     out->coef[1 + lo] = -1.0;
     out->estimable = stats_design_estimable(d, out->coef);
-    return 1;
+    return head || out->estimable;
 }
 
 int stats_design_contrasts(const stats_design_t *d, stats_contrast_def_t *out, int max)
@@ -271,14 +271,14 @@ int stats_design_contrasts(const stats_design_t *d, stats_contrast_def_t *out, i
     static const int HEAD[3][2] = { { STATS_A, STATS_C }, { STATS_Q, STATS_A }, { STATS_Q, STATS_C } };
     int n = 0;
     for (int i = 0; i < 3 && n < max; i++)
-        n += s_contrast(d, HEAD[i][0], HEAD[i][1], &out[n]);
+        n += s_contrast(d, HEAD[i][0], HEAD[i][1], 1, &out[n]);
     for (int hi = STATS_Q; hi > STATS_P && n < max; hi--)
         for (int lo = hi - 1; lo > STATS_P && n < max; lo--) {
             int head = 0;
             for (int i = 0; i < 3; i++)
                 head |= (HEAD[i][0] == hi && HEAD[i][1] == lo) || (HEAD[i][0] == lo && HEAD[i][1] == hi);
             if (!head)
-                n += s_contrast(d, hi, lo, &out[n]);
+                n += s_contrast(d, hi, lo, 0, &out[n]);
         }
     return n;
 }

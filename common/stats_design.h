@@ -80,8 +80,9 @@ typedef struct {
 } stats_contrast_def_t;
 
 /* The contrasts a report lists: A-C, Q-A, Q-C first (whenever both pieces
- * take part), then every other difference of two non-pawn pieces that take
- * part, the stronger piece first. Returns how many (<= max). */
+ * take part, estimable or not), then every other estimable difference of
+ * two non-pawn pieces that take part, the stronger piece first. Returns how
+ * many (<= max). */
 int stats_design_contrasts(const stats_design_t *d, stats_contrast_def_t *out, int max);
 
 /* Fieller's 95%-type interval for the ratio a / b of two jointly normal

@@ -43,9 +43,9 @@ static void the_example_runs_give_what_the_coordinator_needs(void)
     CHECK(doc != NULL);
     CHECK_MSG(runinfo_from_doc(doc, NULL, &ri, err, sizeof err) == 0, "%s", err);
     CHECK_EQ_INT(ri->kind, STORE_RUN_VALUES);
-    CHECK_EQ_INT(ri->imbalance_count, 6);
-    CHECK_EQ_INT(ri->pairs_planned, 5 * 1000 + 2000);
-    CHECK_EQ_INT(ri->imbalances[5].pairs, 2000);
+    CHECK_EQ_INT(ri->imbalance_count, 10);
+    CHECK_EQ_INT(ri->pairs_planned, 8 * 1000 + 2 * 2000);
+    CHECK_EQ_INT(ri->imbalances[8].pairs, 2000);
     CHECK_EQ_STR(ri->imbalances[3].other, "RN");
     /* Every planned pair has a start; the one after the last has none. */
     CHECK(runinfo_start(ri, ri->pairs_planned - 1, &sp, err, sizeof err) == 0);

@@ -66,21 +66,21 @@ static void every_fuzz_seed_parses(void)
     globfree(&g);
 }
 
-static void the_example_values_study_has_the_six_imbalances(void)
+static void the_example_values_study_has_the_ten_imbalances(void)
 {
     rundoc_t *d = NULL;
     char err[512];
     CHECK_MSG(rundoc_load_file(CAPA_SOURCE_DIR "/configs/run-values.json", NULL, NULL, &d, err,
                                sizeof err) == 0, "%s", err);
     CHECK_EQ_INT(d->kind, PROTO_KIND_VALUES);
-    CHECK_EQ_INT(d->imbalance_count, 6);
+    CHECK_EQ_INT(d->imbalance_count, 10);
     CHECK_EQ_STR(d->imbalances[0].side, "A");
     CHECK_EQ_STR(d->imbalances[0].other, "C");
     CHECK_EQ_STR(d->imbalances[3].other, "RN");
-    CHECK_EQ_STR(d->imbalances[5].side, "");
-    CHECK_EQ_INT(d->imbalances[5].pairs, 2000);
+    CHECK_EQ_STR(d->imbalances[8].side, "");
+    CHECK_EQ_INT(d->imbalances[8].pairs, 2000);
     CHECK_EQ_INT(d->imbalances[1].pairs, 1000);
-    CHECK_EQ_INT(rundoc_total_pairs(d), 7000);
+    CHECK_EQ_INT(rundoc_total_pairs(d), 12000);
     CHECK(d->chess960);
     CHECK_EQ_INT(d->positions.source, RUNDOC_POS_CRC);
     rundoc_destroy(&d);
@@ -310,7 +310,7 @@ static void a_missing_file_is_an_io_error(void)
 static const check_case_t CASES[] = {
     CASE(every_example_run_document_parses),
     CASE(every_fuzz_seed_parses),
-    CASE(the_example_values_study_has_the_six_imbalances),
+    CASE(the_example_values_study_has_the_ten_imbalances),
     CASE(a_minimal_sprt_gets_every_default),
     CASE(other_variants_start_from_their_array_with_random_plies),
     CASE(a_book_names_its_file_and_checksum),
