@@ -210,7 +210,7 @@ int main(int argc, char **argv)
                       "\"game\":{\"nodes\":1000},\"imbalances\":[{\"name\":\"pawn odds\","
                       "\"side\":\"\",\"other\":\"P\",\"pairs\":50000000}]}";
     int64_t run = 0;
-    if (admin_run_submit(st, doc, strlen(doc), 0, &run, err, sizeof err) < 0) {
+    if (admin_run_submit(st, doc, strlen(doc), 0, &run, NULL, err, sizeof err) < 0) {
         fprintf(stderr, "run: %s\n", err);
         kill(pid, SIGKILL);
         return 1;

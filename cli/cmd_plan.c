@@ -78,6 +78,11 @@ int cmd_plan(const cli_opts_t *o, const cli_args_t *a)
         cli_error("--target must be >= 0, --nps and --plies > 0");
         return CLI_USAGE;
     }
+    if (!(as.logit_per_pawn > 0.0 && as.logit_per_pawn < 5.0) || !(as.draw_ratio >= 0.0 && as.draw_ratio < 1.0) ||
+        !(fabs(as.white) <= 2.0)) {
+        cli_error("--logit-per-pawn is in (0, 5), --draw-ratio in [0, 1), --white in [-2, 2]");
+        return CLI_USAGE;
+    }
     char err[512];
     rundoc_t *doc = NULL;
     if (rundoc_load_file(a->argv[0], NULL, NULL, &doc, err, sizeof err) < 0) {
@@ -89,22 +94,12 @@ int cmd_plan(const cli_opts_t *o, const cli_args_t *a)
         rundoc_destroy(&doc);
         return CLI_USAGE;
     }
-    stats_plan_row_t *rows = calloc(doc->imbalance_count + 1, sizeof *rows);
-    if (!rows) {
-        rundoc_destroy(&doc);
-        cli_error("out of memory");
-        return CLI_USAGE;
-    }
-    for (size_t i = 0; i < doc->imbalance_count; i++) {
-        stats_plan_diff(doc->imbalances[i].side, doc->imbalances[i].other, rows[i].diff);
-        rows[i].pairs = doc->imbalances[i].pairs > 0 ? doc->imbalances[i].pairs : doc->pairs_per_imbalance;
-    }
     stats_plan_t plan;
-    rc = stats_plan_make(rows, doc->imbalance_count, &as, target, &plan, err, sizeof err);
-    free(rows);
+    rc = rundoc_values_plan(doc, &as, target, &plan, err, sizeof err);
     if (rc < 0) {
         cli_error("%s: %s", a->argv[0], err);
         rundoc_destroy(&doc);
+        /* the options were checked: what is left is the design itself */
         return rc == CAPA_EINVAL ? CLI_REFUSED : CLI_USAGE;
     }
     double hours = s_cpu_hours(doc, plan.games, nps, plies);

@@ -64,10 +64,15 @@ int cmd_submit(const cli_opts_t *o, const cli_args_t *a)
     free(doc);
     if (rc)
         return rc;
-    if (o->json)
+    if (o->json) {
         cli_print_json(out);
-    else
+    } else {
         printf("%.0f\n", cli_num(out, "id"));
+        const cJSON *w;
+        cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(out, "warnings"))
+            if (cJSON_IsString(w))
+                fprintf(stderr, "capa: warning: %s\n", w->valuestring);
+    }
     cJSON_Delete(out);
     return CLI_OK;
 }
@@ -154,33 +159,74 @@ static void s_print_interval(const char *label, const cJSON *o, const char *fmt)
     putchar('\n');
 }
 
+/* "+0.25 [-0.10, +0.61]" of an interval object into a table cell; "-" for null. */
+static void s_cell(table_t *t, const cJSON *o, const char *fmt)
+{
+    if (!cJSON_IsObject(o)) {
+        table_addf(t, "-");
+        return;
+    }
+    double v, lo, hi;
+    s_interval(o, &v, &lo, &hi);
+    char a[32], b[32], c[32];
+    snprintf(a, sizeof a, fmt, v);
+    snprintf(b, sizeof b, fmt, lo);
+    snprintf(c, sizeof c, fmt, hi);
+    table_addf(t, "%s [%s, %s]", a, b, c);
+}
+
 static void s_show_values(const cJSON *rep)
 {
     static const char *const names[] = { "P Pawn", "N Knight", "B Bishop", "R Rook",
                                          "A Archbishop", "C Chancellor", "Q Queen" };
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
     const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(vals, "scaled"))) {
-        printf("piece values, %.0f games: %s\n", cli_num(vals, "games"), cli_str(vals, "note"));
-    } else if (cJSON_IsObject(pieces)) {
-        printf("piece values (pawns, 95%% interval), %.0f games:\n", cli_num(vals, "games"));
-        static const char *const heads[] = { "piece", "value", "low", "high" };
-        table_t *t = table_new(4, heads, "lrrr");
+    const cJSON *elo = cJSON_GetObjectItemCaseSensitive(vals, "values_elo");
+    if (!cJSON_IsObject(vals)) {
+        printf("piece values: %s\n", cli_str(rep, "values_error"));
+    } else {
+        printf("contrasts (first piece minus second, 95%% intervals), %.0f games:\n", cli_num(vals, "games"));
+        static const char *const cheads[] = { "contrast", "pawns", "Elo" };
+        table_t *ct = table_new(3, cheads, "lrr");
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(vals, "contrasts")) {
+            table_addf(ct, "%s", cli_str(c, "name"));
+            if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "estimable"))) {
+                table_addf(ct, "not determined");
+                table_addf(ct, "-");
+                continue;
+            }
+            s_cell(ct, cJSON_GetObjectItemCaseSensitive(c, "pawns"), "%+.2f");
+            s_cell(ct, cJSON_GetObjectItemCaseSensitive(c, "elo"), "%+.0f");
+        }
+        cli_print_table(ct);
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(vals, "scaled")))
+            printf("%s\n", cli_str(vals, "note"));
+        printf("values (pawns: Fieller 95%% interval; Elo: the piece against nothing):\n");
+        static const char *const heads[] = { "piece", "pawns", "Elo" };
+        table_t *t = table_new(3, heads, "lrr");
         for (int p = 0; p < 7; p++) {
             char key[2] = { names[p][0], 0 };
             const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
-            if (!cJSON_IsObject(pv))
+            const cJSON *pe = cJSON_GetObjectItemCaseSensitive(elo, key);
+            if (!cJSON_IsObject(pv) && !cJSON_IsObject(pe))
                 continue;
-            double v, lo, hi;
-            s_interval(pv, &v, &lo, &hi);
             table_addf(t, "%s", names[p] + 2);
-            table_addf(t, "%.2f", v);
-            table_addf(t, isfinite(lo) ? "%.2f" : "-", lo);
-            table_addf(t, isfinite(hi) ? "%.2f" : "-", hi);
+            s_cell(t, pv, "%.2f");
+            s_cell(t, pe, "%.0f");
         }
         cli_print_table(t);
-    } else {
-        printf("piece values: %s\n", cli_str(rep, "values_error"));
+        const cJSON *note;
+        cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(vals, "not_separated"))
+            if (cJSON_IsString(note))
+                printf("not separated: %s\n", note->valuestring);
+        const cJSON *lof = cJSON_GetObjectItemCaseSensitive(vals, "lack_of_fit");
+        if (cJSON_IsObject(lof))
+            printf("lack of fit over the imbalances: chi2 %.2f on %.0f df, p %.3g\n", cli_num(lof, "chi2"),
+                   cli_num(lof, "df"), cli_num(lof, "p"));
+        printf("scale: %.4f logit per pawn (%.1f Elo); White scores %.1f%% when level\n",
+               cli_num(vals, "logit_per_pawn"), cli_num(vals, "elo_per_pawn"),
+               100.0 * cli_num(vals, "white_score"));
     }
     puts("imbalances (side under test):");
     static const char *const heads[] = { "imbalance", "games", "W", "D", "L", "score" };

@@ -540,3 +540,29 @@ char *rundoc_to_json(const rundoc_t *d, bool pretty)
     cJSON_Delete(j);
     return text;
 }
+
+int rundoc_values_plan(const rundoc_t *doc, const stats_plan_assume_t *a, double target, stats_plan_t *out,
+                       char *err, size_t errlen)
+{
+    if (doc->kind != PROTO_KIND_VALUES)
+        return capa_fail(err, errlen, CAPA_EINVAL, "a plan is made for values runs only");
+    stats_plan_assume_t def;
+    if (!a) {
+        stats_plan_assume_default(&def);
+        a = &def;
+    }
+    stats_plan_row_t *rows = calloc(doc->imbalance_count + 1, sizeof *rows);
+    if (!rows)
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    for (size_t i = 0; i < doc->imbalance_count; i++) {
+        if (stats_plan_diff(doc->imbalances[i].side, doc->imbalances[i].other, rows[i].diff) < 0) {
+            free(rows);
+            return capa_fail(err, errlen, CAPA_EINVAL, "imbalances[%zu]: a piece letter the plan does not know",
+                             i);
+        }
+        rows[i].pairs = doc->imbalances[i].pairs;
+    }
+    int rc = stats_plan_make(rows, doc->imbalance_count, a, target, out, err, errlen);
+    free(rows);
+    return rc;
+}

@@ -54,6 +54,7 @@
 #include <stdint.h>
 
 #include "protocol.h"
+#include "stats_plan.h"
 
 #define RUNDOC_TEXT_MAX 64        /* name: at most 63 bytes */
 #define RUNDOC_DESC_MAX 256
@@ -140,6 +141,12 @@ char *rundoc_to_json(const rundoc_t *doc, bool pretty);
 /* Pairs the run plays at most: sprt max_pairs, values the sum over the
  * imbalances, spsa the iterations. */
 int64_t rundoc_total_pairs(const rundoc_t *doc);
+
+/* The plan of a values document (stats_plan.h): its imbalances with their
+ * pairs, under the assumptions a (NULL: stats_plan_assume_default). Errors
+ * as stats_plan_make's, CAPA_EINVAL also for a document of another kind. */
+int rundoc_values_plan(const rundoc_t *doc, const stats_plan_assume_t *a, double target, stats_plan_t *out,
+                       char *err, size_t errlen);
 
 const char *rundoc_source_name(rundoc_source_t source);
 const char *rundoc_model_name(rundoc_model_t model);

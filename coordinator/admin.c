@@ -71,13 +71,34 @@ int admin_contributor_revoke(store_t *store, const char *name, char *err, size_t
     return 0;
 }
 
-int admin_run_submit(store_t *store, const char *json, size_t len, int64_t submitted_by,
-                     int64_t *id_out, char *err, size_t errlen)
+/* A values study's plan: refused when it can determine nothing; else the
+ * sentences on what it cannot separate, as JSON strings. */
+static int s_plan_check(const rundoc_t *doc, cJSON **warnings, char *err, size_t errlen)
 {
+    if (doc->kind != PROTO_KIND_VALUES)
+        return 0;
+    stats_plan_t plan;
+    char why[512];
+    if (rundoc_values_plan(doc, NULL, 0.0, &plan, why, sizeof why) < 0)
+        return capa_fail(err, errlen, CAPA_EINVAL, "imbalances: %s", why);
+    for (int i = 0; warnings && *warnings && i < plan.n_notes; i++)
+        cJSON_AddItemToArray(*warnings, cJSON_CreateString(plan.notes[i]));
+    return 0;
+}
+
+int admin_run_submit(store_t *store, const char *json, size_t len, int64_t submitted_by,
+                     int64_t *id_out, cJSON **warnings, char *err, size_t errlen)
+{
+    if (warnings && !(*warnings = cJSON_CreateArray()))
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     rundoc_t *doc = NULL;
     int rc = rundoc_parse(json, len, params_check_cb, NULL, &doc, err, errlen);
-    if (rc < 0)
+    if (rc == 0)
+        rc = s_plan_check(doc, warnings, err, errlen);
+    if (rc < 0) {
+        rundoc_destroy(&doc);
         return rc;
+    }
     if (!doc->has_seed) {
         uint64_t seed;
         if (sodium_init() < 0) {
@@ -241,12 +262,18 @@ static int s_run(store_t *st, int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "submit") == 0) {
         size_t len = 0;
         char *text = s_read_file(argv[2], &len, err, sizeof err);
-        if (!text || admin_run_submit(st, text, len, 0, &id, err, sizeof err) < 0) {
+        cJSON *warnings = NULL;
+        if (!text || admin_run_submit(st, text, len, 0, &id, &warnings, err, sizeof err) < 0) {
             fprintf(stderr, "capa-coordinator: %s: %s\n", argv[2], err);
             free(text);
+            cJSON_Delete(warnings);
             return 1;
         }
         free(text);
+        const cJSON *w;
+        cJSON_ArrayForEach(w, warnings)
+            fprintf(stderr, "capa-coordinator: %s: warning: %s\n", argv[2], w->valuestring);
+        cJSON_Delete(warnings);
         printf("%lld\n", (long long) id);
         return 0;
     }

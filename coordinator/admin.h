@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "coord.h"
 #include "store.h"
 
@@ -25,11 +27,15 @@ int admin_contributor_find(store_t *store, const char *name, store_contributor_t
                            char *err, size_t errlen);
 
 /* Validates a run document (rundoc + the engine's parameter table + the
- * start positions it asks for), draws a seed if it has none, stores its
+ * start positions it asks for; for a values study, its plan: a design that
+ * determines nothing is refused), draws a seed if it has none, stores its
  * canonical JSON as a pending run. The coordinator picks it up within its
- * refresh period. submitted_by 0 = nobody. */
+ * refresh period. submitted_by 0 = nobody. With warnings non-NULL,
+ * *warnings gets a new JSON array the caller owns (cJSON_Delete): one
+ * sentence per combination of pieces a values study cannot separate (the
+ * same sentences its report shows, since they follow from the document). */
 int admin_run_submit(store_t *store, const char *json, size_t len, int64_t submitted_by,
-                     int64_t *id_out, char *err, size_t errlen);
+                     int64_t *id_out, cJSON **warnings, char *err, size_t errlen);
 /* Stops a pending or running run (its leases are cancelled). */
 int admin_run_stop(store_t *store, int64_t id, char *err, size_t errlen);
 

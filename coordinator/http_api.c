@@ -172,8 +172,11 @@ int http_api_runs_submit(http_req_t *req)
         return http_reply_db_down(req);
     char err[1024];
     int64_t id = 0;
-    int r = admin_run_submit(st, req->body, req->body_len, who.contributor_id, &id, err,
+    cJSON *warnings = NULL;
+    int r = admin_run_submit(st, req->body, req->body_len, who.contributor_id, &id, &warnings, err,
                              sizeof err);
+    if (r < 0)
+        cJSON_Delete(warnings);
     if (r == CAPA_EDB)
         return s_fail(req, r, err);
     if (r < 0)
@@ -182,6 +185,11 @@ int http_api_runs_submit(http_req_t *req)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", (double) id);
     cJSON_AddStringToObject(o, "status", "pending");
+    /* what a values study will not determine: said now, not after its games */
+    if (o && warnings)
+        cJSON_AddItemToObject(o, "warnings", warnings);
+    else
+        cJSON_Delete(warnings);
     return http_reply_json(req, 201, o);
 }
 

@@ -151,7 +151,7 @@ int64_t coord_fx_submit(coord_fx_t *fx, const char *doc)
 {
     int64_t id = 0;
     char err[512];
-    if (!fx->st || admin_run_submit(fx->st, doc, strlen(doc), 0, &id, err, sizeof err) < 0) {
+    if (!fx->st || admin_run_submit(fx->st, doc, strlen(doc), 0, &id, NULL, err, sizeof err) < 0) {
         fprintf(stderr, "coord_fixture: submit: %s\n", fx->st ? err : "no store");
         return -1;
     }

@@ -249,6 +249,42 @@ static void the_sprt_calculator_works_offline(void)
     CHECK_EQ_INT(fx_capa("sprt --elo0 0 --elo1 5", s_out, sizeof s_out), 1);
 }
 
+static void the_study_planner_works_offline(void)
+{
+    /* the example study determines every value; the old design would not */
+    CHECK_EQ_INT(fx_capa("--server http://127.0.0.1:1 plan " CAPA_SOURCE_DIR "/configs/run-values.json "
+                         "--target 0.35", s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "  A-C  +-") && strstr(s_out, "pairs for +-0.350") && strstr(s_out, "CPU time") &&
+          !strstr(s_out, "Not separated"));
+    const char *path = CAPA_BINARY_DIR "/tests/plan_partial.json";
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs("{\"kind\":\"values\",\"name\":\"ac\",\"game\":{\"nodes\":20000},\"imbalances\":["
+          "{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":1500},"
+          "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":1500}]}",
+          f);
+    fclose(f);
+    char args[512];
+    snprintf(args, sizeof args, "--json plan %s --target 0.35 --logit-per-pawn 0.25", path);
+    cJSON *j = s_json_of(args, 0);
+    const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "contrasts"), 0);
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(c0, "name")->valuestring, "A-C");
+    CHECK(cJSON_GetObjectItemCaseSensitive(c0, "half_width_pawns")->valuedouble > 0.2);
+    CHECK(cJSON_GetObjectItemCaseSensitive(c0, "pairs_for_target")->valuedouble > 1000);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "not_separated")), 1);
+    CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "assumed"),
+                                                "logit_per_pawn")->valuedouble, 0.25, 1e-12);
+    cJSON_Delete(j);
+    /* bad input: no file, another kind, a bad option */
+    CHECK_EQ_INT(fx_capa("plan /nonexistent.json", s_out, sizeof s_out), 1);
+    CHECK_EQ_INT(fx_capa("plan " CAPA_SOURCE_DIR "/configs/run-sprt.json", s_out, sizeof s_out), 1);
+    snprintf(args, sizeof args, "plan %s --values A=x", path);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 1);
+    snprintf(args, sizeof args, "plan %s --draw-ratio 2", path);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 1);
+    remove(path);
+}
+
 static const check_case_t CASES[] = {
     CASE(lists_and_reports_print_tables_and_parsable_json),
     CASE(submit_and_stop_need_the_admin_token_and_say_so_in_the_exit_code),
@@ -258,6 +294,7 @@ static const check_case_t CASES[] = {
     CASE(pgn_writes_the_uploaded_games_to_stdout),
     CASE(watch_follows_a_run_to_its_end),
     CASE(the_sprt_calculator_works_offline),
+    CASE(the_study_planner_works_offline),
     { 0 },
 };
 

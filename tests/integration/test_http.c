@@ -214,6 +214,53 @@ static void reports_carry_the_statistics_of_their_kind(void)
     fx_res_free(&r);
 }
 
+static void a_values_study_hears_at_submit_what_it_cannot_separate_and_its_report_leads_with_contrasts(void)
+{
+    /* the old configs/run-values.json: R always against N + B, no piece
+     * against pawns; accepted, with the sentences its report will show */
+    static const char DOC[] =
+        "{\"kind\":\"values\",\"name\":\"partial\",\"game\":{\"nodes\":1000},\"params\":{},"
+        "\"pairs_per_imbalance\":10,\"imbalances\":["
+        "{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\"},{\"name\":\"A vs Q\",\"side\":\"A\",\"other\":\"Q\"},"
+        "{\"name\":\"C vs Q\",\"side\":\"C\",\"other\":\"Q\"},{\"name\":\"A vs R+N\",\"side\":\"A\",\"other\":\"RN\"},"
+        "{\"name\":\"C vs R+B\",\"side\":\"C\",\"other\":\"RB\"},{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\"}]}";
+    http_res_t r;
+    CHECK(fx_http("POST", "/api/runs", g_fx.admin, DOC, &r) == 0);
+    CHECK_EQ_INT(r.status, 201);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(r.json, "warnings");
+    CHECK_EQ_INT(cJSON_GetArraySize(w), 2);
+    CHECK_MSG(strstr(cJSON_GetArrayItem(w, 0)->valuestring, "R = N + B") != NULL, "%s", r.body);
+    int64_t id = (int64_t) cJSON_GetObjectItemCaseSensitive(r.json, "id")->valuedouble;
+    fx_res_free(&r);
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) id);
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);
+    /* a study that separates everything has nothing to warn about */
+    CHECK(fx_http("POST", "/api/runs", g_fx.admin,
+                  "{\"kind\":\"values\",\"name\":\"whole\",\"game\":{\"nodes\":1000},\"params\":{},"
+                  "\"pairs_per_imbalance\":10,\"imbalances\":[{\"name\":\"N vs 3P\",\"side\":\"N\","
+                  "\"other\":\"PPP\"},{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\"}]}",
+                  &r) == 0);
+    CHECK_EQ_INT(r.status, 201);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "warnings")), 0);
+    snprintf(path, sizeof path, "/api/runs/%lld/stop",
+             (long long) cJSON_GetObjectItemCaseSensitive(r.json, "id")->valuedouble);
+    fx_res_free(&r);
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);
+    /* the report of the filled values run: contrasts first, Fieller, lack of fit */
+    snprintf(path, sizeof path, "/api/runs/%lld/report", (long long) s_values_run);
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(r.json, "values");
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(vals, "interval")->valuestring, "fieller");
+    CHECK_EQ_STR(vals->child->string, "games");
+    const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(vals, "contrasts"), 0);
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(c0, "name")->valuestring, "A-C");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c0, "estimable")));
+    CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(c0, "pawns")));
+    CHECK(cJSON_GetObjectItemCaseSensitive(vals, "lack_of_fit") != NULL);
+    fx_res_free(&r);
+}
+
 /* The entry of worker id in a /api/runs/{id}/workers answer, or NULL. */
 static const cJSON *s_run_worker(const cJSON *j, const char *id)
 {
@@ -584,6 +631,7 @@ static const check_case_t CASES[] = {
     CASE(every_read_endpoint_answers),
     CASE(writing_needs_an_admin_token),
     CASE(a_submitted_run_is_picked_up_and_can_be_stopped),
+    CASE(a_values_study_hears_at_submit_what_it_cannot_separate_and_its_report_leads_with_contrasts),
     CASE(reports_carry_the_statistics_of_their_kind),
     CASE(run_workers_break_a_run_down_and_single_out_the_odd_worker),
     CASE(pgn_uploads_are_checked_and_served_back),
