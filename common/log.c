@@ -11,6 +11,9 @@
 
 static char s_program[64] = "capalab";
 static _Atomic int s_level = LOG_INFO;
+static _Atomic int s_status_line = 0;
+
+void capa_log_set_status_line(int on) { s_status_line = on ? 1 : 0; }
 
 static const char *const s_names[] = { "ERROR", "WARN", "INFO", "DEBUG" };
 
@@ -44,8 +47,8 @@ void capa_log_write(capa_log_level_t level, const char *fmt, ...)
     struct tm tm;
     clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
-    int n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s ",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+    int n = snprintf(line, sizeof line, "%s%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %s ",
+                     s_status_line ? "\r\033[K" : "", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
                      tm.tm_sec, ts.tv_nsec / 1000000, s_program, s_names[level]);
     va_list ap;
     va_start(ap, fmt);

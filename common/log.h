@@ -17,6 +17,9 @@ void capa_log_set_level(capa_log_level_t level);
 capa_log_level_t capa_log_level(void);
 /* Parses "error", "warn", "info" or "debug"; returns -1 for anything else. */
 int capa_log_level_parse(const char *name);
+/* While on, each line starts by erasing the terminal line ("\r\033[K"), so
+ * that a live status line (capa-worker on a terminal) is overwritten. */
+void capa_log_set_status_line(int on);
 void capa_log_write(capa_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

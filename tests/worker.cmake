@@ -30,3 +30,11 @@ if(TARGET capa-worker AND TARGET capacommon)
                          RESOURCE_LOCK capa_worker_protocol)
   endforeach()
 endif()
+
+# capa-worker's bad input (config, coordinator address, token file, state
+# folder on a full or read-only disk), `setup` and `status`: the real
+# program, no coordinator. The disk cases mount tmpfs folders (root only).
+if(TARGET capa-worker)
+  add_test(NAME worker_cli COMMAND bash ${CMAKE_SOURCE_DIR}/tests/worker/test_worker_cli.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(worker_cli PROPERTIES LABELS integration TIMEOUT 120)
+endif()

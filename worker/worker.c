@@ -76,6 +76,20 @@ static long s_cron(worker_t *w)
     int64_t next = now + 1000;
 #define S_NEXT(t) do { if ((t) < next) next = (t); } while (0)
 
+    if (!w->stopping && !w->draining && w->limit_at != INT64_MAX) {
+        if (now >= w->limit_at) {
+            w->draining = true;
+            LOG(LOG_INFO, "%s reached: taking no new tasks; exiting once the %d running game(s) "
+                          "are reported",
+                w->limit_what, gamepool_running(w->pool) + (int) gamepool_queued(w->pool));
+        } else {
+            S_NEXT(w->limit_at);
+        }
+    }
+    if (w->draining && !w->stopping && !w->tasks && !w->unspooled.count &&
+        gamepool_running(w->pool) + (int) gamepool_queued(w->pool) == 0)
+        s_begin_stop(w);
+
     if (w->stopping && !w->flushed) {
         /* queued too: the second games of half-played pairs */
         int running = gamepool_running(w->pool) + (int) gamepool_queued(w->pool);
@@ -136,7 +150,7 @@ static long s_cron(worker_t *w)
             worker_resend_spool(w);
         }
         S_NEXT(w->resend_at);
-        if (!w->stopping && !w->request_out && w->resend_at == INT64_MAX) {
+        if (!w->stopping && !w->draining && !w->request_out && w->resend_at == INT64_MAX) {
             int slots = s_free_slots(w);
             if (slots > 0 && now >= w->request_at) {
                 proto_msg_t m = { .type = PROTO_REQUEST };
@@ -176,6 +190,136 @@ static void s_log_stats(worker_t *w, const char *what)
         total > 0 ? 100.0 * games / total : 0.0, w->bench_cpu, spool_count(w->spool));
 }
 
+/* Pairs waiting in the spool (each RESULT frame decoded). */
+static size_t s_spool_pairs(const worker_t *w)
+{
+    size_t pairs = 0;
+    char err[128];
+    for (size_t i = 0; i < spool_count(w->spool); i++) {
+        const spool_entry_t *e = spool_entry(w->spool, i);
+        proto_msg_t m;
+        if (proto_decode(e->frame, e->len, &m, err, sizeof err) == 0 && m.type == PROTO_RESULT)
+            pairs += m.u.result.pair_count;
+        proto_msg_free(&m);
+    }
+    return pairs;
+}
+
+static double s_cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return s_tv(ru.ru_utime) + s_tv(ru.ru_stime);
+}
+
+/* The facts of the status line as of now. */
+static void s_status_fill(worker_t *w, worker_status_t *s)
+{
+    int64_t now = worker_now_ms();
+    memset(s, 0, sizeof *s);
+    s->pid = (int64_t) getpid();
+    s->updated = (int64_t) time(NULL);
+    s->started = s->updated - (now - w->started_ms) / 1000;
+    const char *state = w->stopping                    ? "stopping"
+                        : w->draining                  ? "draining"
+                        : w->state == WORKER_READY     ? (w->tasks ? "playing" : "idle")
+                        : w->state == WORKER_HELLO     ? "registering"
+                                                       : "connecting";
+    snprintf(s->state, sizeof s->state, "%s", state);
+    if (w->draining)
+        snprintf(s->note, sizeof s->note, "%s reached", w->limit_what);
+    snprintf(s->coordinator, sizeof s->coordinator, "%s", w->cfg.coordinator);
+    status_token_hint(w->hello.token, s->token_hint, sizeof s->token_hint);
+    snprintf(s->worker_id, sizeof s->worker_id, "%s", w->hello.worker_id);
+    snprintf(s->name, sizeof s->name, "%s", w->hello.name);
+    s->threads = w->threads;
+    s->cores = w->hello.cores;
+    snprintf(s->engine_version, sizeof s->engine_version, "%s", w->hello.engine_version);
+    s->bench = w->hello.bench;
+    s->games = w->n_games;
+    s->pairs = w->n_pairs;
+    s->run_id = -1;
+    for (const worker_task_t *t = w->tasks; t; t = t->next)
+        if (!t->abandoned) {
+            s->run_id = t->task.run_id;
+            snprintf(s->kind, sizeof s->kind, "%s", proto_kind_name(t->task.kind));
+        }
+    double minutes = (double) (now - w->started_ms) / 60000.0;
+    s->pairs_per_min = minutes > 0 ? (double) w->n_pairs / minutes : 0.0;
+    s->cpu_share = w->cpu_share;
+    s->last_ack = w->last_ack_wall;
+    s->acked_pairs = w->acked_pairs;
+    s->spool_batches = spool_count(w->spool);
+    s->spool_pairs = s_spool_pairs(w);
+    s->exit_status = w->exit_status;
+}
+
+/* The status line (a live one on a terminal, else a log line) and, every
+ * 10 s, status.json. */
+static void s_status_tick(worker_t *w, bool final)
+{
+    int64_t now = worker_now_ms();
+    double cpu = s_cpu_now();
+    if (now > w->cpu_prev_ms) {
+        double share = (cpu - w->cpu_prev) * 1000.0 / (double) (now - w->cpu_prev_ms) /
+                       (double) (w->hello.cores > 0 ? w->hello.cores : 1);
+        w->cpu_share = share < 0 ? 0 : share > 1 ? 1 : share;
+    }
+    w->cpu_prev = cpu;
+    w->cpu_prev_ms = now;
+    worker_status_t s;
+    s_status_fill(w, &s);
+    if (final)
+        snprintf(s.state, sizeof s.state, "stopped");
+    char line[512];
+    status_format(&s, s.updated, line, sizeof line);
+    if (w->tty && !final) {
+        char buf[600];
+        int n = snprintf(buf, sizeof buf, "\r\033[K%s", line);
+        ssize_t wr = write(STDERR_FILENO, buf, n > 0 && (size_t) n < sizeof buf ? (size_t) n : 0);
+        (void) wr;
+    } else if (!w->tty) {
+        LOG(LOG_INFO, "status: %s", line);
+    }
+    if (final || !w->tty || now >= w->status_file_at) {
+        char err[256];
+        if (status_save(w->state_dir, &s, err, sizeof err) < 0)
+            LOG(LOG_WARN, "%s", err);
+        w->status_file_at = now + 10000;
+    }
+}
+
+/* The start block: who, where, what, and what waits in the spool. */
+static void s_start_block(worker_t *w)
+{
+    const proto_hello_t *h = &w->hello;
+    char hint[24];
+    status_token_hint(h->token, hint, sizeof hint);
+    size_t batches = spool_count(w->spool), pairs = s_spool_pairs(w);
+    LOG(LOG_INFO, "capa-worker %s starting", CAPA_ENGINE_VERSION);
+    LOG(LOG_INFO, "  coordinator  %s%s", w->cfg.coordinator,
+        w->curve ? " (CURVE encrypted)" : " (not encrypted)");
+    LOG(LOG_INFO, "  contributor  token %s%s%s", hint,
+        w->cfg.token_file[0] ? " from " : "", w->cfg.token_file);
+    LOG(LOG_INFO, "  worker       %s, named \"%s\"", h->worker_id, h->name);
+    LOG(LOG_INFO, "  cores        %d game thread(s) of %d core(s), nice %d, hash %d MB x 2 "
+                  "engines x %d = %d MB",
+        w->threads, h->cores, getpriority(PRIO_PROCESS, 0), w->cfg.hash_mb, w->threads,
+        2 * w->cfg.hash_mb * w->threads);
+    LOG(LOG_INFO, "  engine       %s, bench signature %" PRId64 ", %.0f nodes/s",
+        h->engine_version, h->bench, h->nps);
+    LOG(LOG_INFO, "  spool        %s: %zu batch(es), %zu pair(s) waiting", w->state_dir, batches,
+        pairs);
+    char lim[160] = "";
+    if (w->cfg.stop_at[0])
+        snprintf(lim, sizeof lim, "no new tasks after %s local time; ", w->cfg.stop_at);
+    if (w->cfg.max_hours > 0)
+        snprintf(lim + strlen(lim), sizeof lim - strlen(lim), "no new tasks after %g h; ",
+                 w->cfg.max_hours);
+    LOG(LOG_INFO, "  limits       %sSIGTERM: stopped within %d s (games finish or go back)", lim,
+        WORKER_STOP_BOUND_S(&w->cfg));
+}
+
 static void s_signals(worker_t *w)
 {
     struct signalfd_siginfo si;
@@ -190,10 +334,50 @@ int worker_run(worker_t *w)
     getrusage(RUSAGE_SELF, &w->ru_start);
     w->reconnect_at = worker_now_ms();
     w->stats_at = worker_now_ms() + WORKER_STATS_MS;
+    w->started_ms = worker_now_ms();
+    w->cpu_prev = s_cpu_now();
+    w->cpu_prev_ms = w->started_ms;
+    w->status_at = w->started_ms + (w->tty ? 1000 : (int64_t) w->cfg.status_seconds * 1000);
+    w->status_file_at = 0;
+    /* the limits count from here, after the bench */
+    const worker_config_t *cfg = &w->cfg;
+    w->limit_at = INT64_MAX;
+    if (cfg->stop_at[0]) {
+        w->limit_at = worker_now_ms() + (int64_t) worker_seconds_until(cfg->stop_at) * 1000;
+        snprintf(w->limit_what, sizeof w->limit_what, "stop_at %s", cfg->stop_at);
+    }
+    if (cfg->max_hours > 0) {
+        int64_t at = worker_now_ms() + (int64_t) (cfg->max_hours * 3600.0 * 1000.0);
+        if (at < w->limit_at) {
+            w->limit_at = at;
+            snprintf(w->limit_what, sizeof w->limit_what, "max_hours %g", cfg->max_hours);
+        }
+    }
+    s_start_block(w);
+    capa_log_set_status_line(w->tty);
     while (!w->done) {
         long timeout = s_cron(w);
         if (w->done)
             break;
+        int64_t now = worker_now_ms();
+        if (now >= w->status_at || now >= w->status_file_at) {
+            bool line = now >= w->status_at;
+            if (line)
+                s_status_tick(w, false);
+            else {
+                char err[256];
+                worker_status_t s;
+                s_status_fill(w, &s);
+                if (status_save(w->state_dir, &s, err, sizeof err) < 0)
+                    LOG(LOG_WARN, "%s", err);
+                w->status_file_at = now + 10000;
+            }
+            if (line)
+                w->status_at = now + (w->tty ? 1000 : (int64_t) w->cfg.status_seconds * 1000);
+        }
+        int64_t due = w->status_at < w->status_file_at ? w->status_at : w->status_file_at;
+        if (due - now < timeout)
+            timeout = due > now ? (long) (due - now) : 0;
         if (worker_now_ms() >= w->stats_at) {
             s_log_stats(w, "progress");
             w->stats_at += WORKER_STATS_MS;
@@ -217,6 +401,12 @@ int worker_run(worker_t *w)
         if (w->sock)
             worker_receive(w);
     }
+    capa_log_set_status_line(false);
+    if (w->tty) {
+        ssize_t wr = write(STDERR_FILENO, "\r\033[K", 4);
+        (void) wr;
+    }
+    s_status_tick(w, true);
     s_log_stats(w, "stats");
     return w->exit_status;
 }
@@ -314,14 +504,17 @@ int worker_new(const worker_config_t *cfg, worker_t **out, char *err, size_t err
     w->liveness = cfg->liveness;
     int rc = worker_state_dir(cfg->state_dir, w->state_dir, sizeof w->state_dir, err, errlen);
     if (rc == 0)
-        rc = s_setup_token(w, err, errlen);
-    if (rc == 0)
-        rc = worker_id_load(w->state_dir, w->hello.worker_id, sizeof w->hello.worker_id, err,
-                            errlen);
-    if (rc == 0)
-        rc = s_setup_curve(w, err, errlen);
-    if (rc == 0)
-        rc = spool_open(w->state_dir, &w->spool, err, errlen);
+        rc = worker_state_probe(w->state_dir, err, errlen);
+    /* settings: CAPA_EINVAL (WORKER_NEW_EUSAGE) whatever went wrong */
+    if (rc == 0 && (rc = s_setup_token(w, err, errlen)) < 0)
+        rc = CAPA_EINVAL;
+    if (rc == 0 && (rc = worker_id_load(w->state_dir, w->hello.worker_id,
+                                        sizeof w->hello.worker_id, err, errlen)) < 0)
+        rc = rc == CAPA_EINVAL ? CAPA_EINVAL : CAPA_EIO;
+    if (rc == 0 && (rc = s_setup_curve(w, err, errlen)) < 0)
+        rc = CAPA_EINVAL;
+    if (rc == 0 && (rc = spool_open(w->state_dir, &w->spool, err, errlen)) < 0)
+        rc = rc == CAPA_EINVAL ? CAPA_EIO : rc;
     if (rc < 0) {
         worker_destroy(&w);
         return rc;
@@ -336,7 +529,18 @@ int worker_new(const worker_config_t *cfg, worker_t **out, char *err, size_t err
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     h->cores = cores < 1 ? 1 : cores > PROTO_SLOTS_MAX ? PROTO_SLOTS_MAX : (int) cores;
     w->threads = cfg->concurrency > 0 ? cfg->concurrency : h->cores;
+    if (cfg->max_memory_mb > 0) {
+        int fit = cfg->max_memory_mb / (2 * cfg->hash_mb);  /* >= 1: checked with the config */
+        if (fit < w->threads) {
+            LOG(LOG_INFO, "max_memory_mb %d: %d game thread(s) instead of %d (2 x %d MB hash each)",
+                cfg->max_memory_mb, fit, w->threads, cfg->hash_mb);
+            w->threads = fit;
+        }
+    }
     h->concurrency = w->threads;
+    if (cfg->nice > 0 && setpriority(PRIO_PROCESS, 0, cfg->nice) < 0)
+        LOG(LOG_WARN, "cannot set nice level %d: %s", cfg->nice, strerror(errno));
+    w->tty = isatty(STDERR_FILENO) == 1;
     snprintf(h->engine_version, sizeof h->engine_version, "%s", CAPA_ENGINE_VERSION);
 
     /* the bench: signature and speed of one thread */
@@ -349,7 +553,7 @@ int worker_new(const worker_config_t *cfg, worker_t **out, char *err, size_t err
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
     if (rc < 0) {
         worker_destroy(&w);
-        return capa_fail(err, errlen, rc, "engine bench failed: %s", why);
+        return capa_fail(err, errlen, CAPA_EIO, "engine bench failed: %s", why);
     }
     w->bench_cpu = (double) (c1.tv_sec - c0.tv_sec) + (double) (c1.tv_nsec - c0.tv_nsec) * 1e-9;
     h->bench = (int64_t) nodes;
@@ -383,7 +587,7 @@ int worker_new(const worker_config_t *cfg, worker_t **out, char *err, size_t err
     }
     if (rc < 0) {
         worker_destroy(&w);
-        return rc;
+        return rc == CAPA_EINVAL ? CAPA_EIO : rc;
     }
     *out = w;
     return 0;

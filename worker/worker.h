@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "protocol.h"
 
 
@@ -34,6 +35,10 @@ enum {
     WORKER_EXIT_SIGNATURE = 4,  /* SIGNATURE_MISMATCH: wrong engine build */
     WORKER_EXIT_VERSION = 5     /* BAD_VERSION: the worker needs an update */
 };
+
+/* The longest SIGTERM can take: running games get grace_seconds, the last
+ * RESULTs ack_wait_ms, then BYE hands the unplayed pairs back. */
+#define WORKER_STOP_BOUND_S(cfg) ((cfg)->grace_seconds + ((cfg)->ack_wait_ms + 999) / 1000 + 1)
 
 typedef struct {
     char coordinator[256];      /* ZeroMQ endpoint */
@@ -54,6 +59,11 @@ typedef struct {
     int ack_wait_ms;            /* at shutdown: wait this long for ACKs */
     int backoff_first_ms;       /* reconnect delay: first ... */
     int backoff_max_ms;         /* ... and cap */
+    int nice;                   /* nice level of the whole process, 0..19 */
+    int max_memory_mb;          /* engines' hash tables at most this (2 x hash_mb per game thread); 0 = no limit */
+    char stop_at[8];            /* "HH:MM" local time: no new tasks after it, then exit 0; "" = never */
+    double max_hours;           /* the same after this many hours; 0 = never */
+    int status_seconds;         /* status line period when stderr is not a terminal */
 } worker_config_t;
 
 typedef struct worker_s worker_t;
@@ -62,6 +72,18 @@ typedef struct worker_s worker_t;
  * *help is set after --help has been printed. */
 int worker_config_load(worker_config_t *cfg, int argc, char **argv, bool *help, char *err,
                        size_t errlen);
+/* Checks a coordinator endpoint: tcp://HOST:PORT (PORT 1..65535) or
+ * ipc://PATH. 0 or CAPA_EINVAL with the reason. */
+int worker_endpoint_check(const char *endpoint, char *err, size_t errlen);
+/* Seconds from now until the next local HH:MM (1..86400); -1 if malformed. */
+long worker_seconds_until(const char *hhmm);
+/* The default config file: /etc/capalab/worker.json for root, else
+ * $XDG_CONFIG_HOME/capalab/worker.json or ~/.config/capalab/worker.json. */
+void worker_default_config_path(char *out, size_t cap);
+/* `capa-worker setup ...` and `capa-worker status ...` (setup.c); argv
+ * starts at the subcommand. Return the process exit status. */
+int worker_setup_main(int argc, char **argv);
+int worker_status_main(int argc, char **argv);
 /* Logs the effective config (token masked). */
 void worker_config_log(const worker_config_t *cfg);
 
@@ -69,6 +91,9 @@ void worker_config_log(const worker_config_t *cfg);
  * the spool, loads or creates the worker id and CURVE keys, starts the
  * game threads and runs the engine bench. */
 int worker_new(const worker_config_t *cfg, worker_t **out, char *err, size_t errlen);
+/* worker_new's code for a bad setting (token, token file, worker id, server
+ * key): exit WORKER_EXIT_USAGE; any other failure is WORKER_EXIT_FAILURE. */
+#define WORKER_NEW_EUSAGE CAPA_EINVAL
 void worker_destroy(worker_t **self_p);
 
 /* Runs until SIGINT/SIGTERM (handled through a signalfd: call before any

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -51,10 +52,22 @@ static const config_item_t s_items[] = {
                "at shutdown, wait this long for ACKs of the last RESULTs"),
     CONFIG_INT(worker_config_t, backoff_first_ms, "1000", 1, 600000, "first reconnect delay"),
     CONFIG_INT(worker_config_t, backoff_max_ms, "32000", 1, 3600000, "longest reconnect delay"),
+    CONFIG_INT(worker_config_t, nice, "0", 0, 19, "nice level of the worker (19 = only idle CPU)"),
+    CONFIG_INT(worker_config_t, max_memory_mb, "0", 0, 1048576,
+               "most memory for hash tables (2 x hash_mb per game thread); fewer threads if "
+               "needed; 0 = no limit"),
+    CONFIG_STRING(worker_config_t, stop_at, "",
+                  "HH:MM local time: take no new tasks after it, finish, exit 0 (empty = never)"),
+    CONFIG_DOUBLE(worker_config_t, max_hours, "0", 0, 87600,
+                  "the same after this many hours (0 = never)"),
+    CONFIG_INT(worker_config_t, status_seconds, "60", 1, 86400,
+               "status line period when stderr is not a terminal (a terminal: every second)"),
     { 0 },
 };
 
 static const config_spec_t s_spec = { "capa-worker", "[options]", s_items };
+
+const config_spec_t *worker_config_spec(void) { return &s_spec; }
 
 int worker_config_load(worker_config_t *cfg, int argc, char **argv, bool *help, char *err,
                        size_t errlen)
@@ -63,12 +76,84 @@ int worker_config_load(worker_config_t *cfg, int argc, char **argv, bool *help, 
     int rc = config_load(&s_spec, cfg, argc, argv, NULL, help, err, errlen);
     if (rc < 0 || *help)
         return rc;
+    return worker_config_check(cfg, err, errlen);
+}
+
+int worker_config_check(const worker_config_t *cfg, char *err, size_t errlen)
+{
     if (capa_log_level_parse(cfg->log_level) < 0)
         return capa_fail(err, errlen, CAPA_EINVAL,
                          "log_level: \"%s\" is not error, warn, info or debug", cfg->log_level);
     if (cfg->backoff_max_ms < cfg->backoff_first_ms)
         return capa_fail(err, errlen, CAPA_ERANGE, "backoff_max_ms is below backoff_first_ms");
+    if (cfg->max_memory_mb > 0 && cfg->max_memory_mb < 2 * cfg->hash_mb)
+        return capa_fail(err, errlen, CAPA_ERANGE,
+                         "max_memory_mb %d is below one game thread's hash tables (2 x %d MB)",
+                         cfg->max_memory_mb, cfg->hash_mb);
+    char why[256];
+    if (worker_endpoint_check(cfg->coordinator, why, sizeof why) < 0)
+        return capa_fail(err, errlen, CAPA_EINVAL, "coordinator: %s", why);
+    if (cfg->stop_at[0] && worker_seconds_until(cfg->stop_at) < 0)
+        return capa_fail(err, errlen, CAPA_EINVAL, "stop_at: \"%s\" is not HH:MM (00:00..23:59)",
+                         cfg->stop_at);
     return 0;
+}
+
+int worker_endpoint_check(const char *e, char *err, size_t errlen)
+{
+    if (strncmp(e, "ipc://", 6) == 0) {
+        if (!e[6])
+            return capa_fail(err, errlen, CAPA_EINVAL, "\"%s\" names no socket path", e);
+        return 0;
+    }
+    if (strncmp(e, "tcp://", 6) != 0)
+        return capa_fail(err, errlen, CAPA_EINVAL,
+                         "\"%s\" is not tcp://HOST:PORT (or ipc://PATH)", e);
+    const char *host = e + 6, *colon = strrchr(host, ':');
+    if (!colon || colon == host)
+        return capa_fail(err, errlen, CAPA_EINVAL, "\"%s\" has no host and port (tcp://HOST:PORT)",
+                         e);
+    for (const char *p = host; p < colon; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '-' || *p == '_' || *p == '[' || *p == ']' || *p == ':' ||
+              *p == '*'))
+            return capa_fail(err, errlen, CAPA_EINVAL, "\"%s\": the host has a character '%c' "
+                             "no host name has", e, *p);
+    const char *port = colon + 1;
+    char *end;
+    long v = strtol(port, &end, 10);
+    if (!*port || *end || v < 1 || v > 65535)
+        return capa_fail(err, errlen, CAPA_EINVAL, "\"%s\": the port must be 1..65535", e);
+    return 0;
+}
+
+long worker_seconds_until(const char *hhmm)
+{
+    int h, m;
+    char tail;
+    if (strlen(hhmm) != 5 || sscanf(hhmm, "%2d:%2d%c", &h, &m, &tail) != 2 || h < 0 || h > 23 ||
+        m < 0 || m > 59 || hhmm[2] != ':')
+        return -1;
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    long cur = tm.tm_hour * 3600L + tm.tm_min * 60L + tm.tm_sec;
+    long want = h * 3600L + m * 60L;
+    long d = want - cur;
+    return d > 0 ? d : d + 86400;
+}
+
+void worker_default_config_path(char *out, size_t cap)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (geteuid() == 0)
+        snprintf(out, cap, "/etc/capalab/worker.json");
+    else if (xdg && xdg[0] == '/')
+        snprintf(out, cap, "%s/capalab/worker.json", xdg);
+    else if (home && home[0])
+        snprintf(out, cap, "%s/.config/capalab/worker.json", home);
+    else
+        snprintf(out, cap, "/etc/capalab/worker.json");
 }
 
 void worker_config_log(const worker_config_t *cfg) { config_log(&s_spec, cfg); }
@@ -95,6 +180,12 @@ static int s_mkdirs(const char *path, char *err, size_t errlen)
 
 int worker_state_dir(const char *configured, char *out, size_t cap, char *err, size_t errlen)
 {
+    int rc = worker_state_path(configured, out, cap, err, errlen);
+    return rc < 0 ? rc : s_mkdirs(out, err, errlen);
+}
+
+int worker_state_path(const char *configured, char *out, size_t cap, char *err, size_t errlen)
+{
     int n;
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
     if (configured && configured[0])
@@ -108,7 +199,7 @@ int worker_state_dir(const char *configured, char *out, size_t cap, char *err, s
                          "no state folder: set state_dir, XDG_STATE_HOME or HOME");
     if (n < 0 || (size_t) n >= cap)
         return capa_fail(err, errlen, CAPA_ERANGE, "state folder name too long");
-    return s_mkdirs(out, err, errlen);
+    return 0;
 }
 
 /* The first line of a small file, trimmed; 0, CAPA_ENOTFOUND or CAPA_EIO. */
@@ -120,7 +211,10 @@ int worker_read_line(const char *path, char *out, size_t cap, char *err, size_t 
                          "cannot read %s: %s", path, strerror(errno));
     char line[1024];
     bool ok = fgets(line, sizeof line, f) != NULL;
+    int e = ferror(f) ? errno : 0;
     fclose(f);
+    if (!ok && e)
+        return capa_fail(err, errlen, CAPA_EIO, "cannot read %s: %s", path, strerror(e));
     if (!ok)
         return capa_fail(err, errlen, CAPA_EINVAL, "%s is empty", path);
     size_t n = strlen(line);
@@ -249,4 +343,49 @@ void worker_default_name(char *out, size_t cap)
     s_text(out, cap, host);
     if (!out[0])
         snprintf(out, cap, "capa-worker");
+}
+
+int worker_state_probe(const char *dir, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/.write-test.%ld", dir, (long) getpid());
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return capa_fail(err, errlen, errno == ENOSPC ? CAPA_EFULL : CAPA_EIO,
+                         "state folder %s is not writable: %s", dir, strerror(errno));
+    static const char block[4096];
+    ssize_t n = write(fd, block, sizeof block);
+    int e = n < 0 ? errno : n != (ssize_t) sizeof block ? ENOSPC : 0;
+    if (e == 0 && fsync(fd) < 0)
+        e = errno;
+    close(fd);
+    unlink(path);
+    if (e)
+        return capa_fail(err, errlen, e == ENOSPC || e == EDQUOT ? CAPA_EFULL : CAPA_EIO,
+                         "state folder %s is not writable: %s", dir, strerror(e));
+    return 0;
+}
+
+void worker_update_hint(char *out, size_t cap)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    const char *kind = getenv("CAPA_INSTALL"); /* "docker": set by docker/Dockerfile */
+    if (kind && strcmp(kind, "docker") == 0)
+        snprintf(out, cap,
+                 "this worker runs in Docker: load the coordinator's capalab image and recreate "
+                 "the container (docker service update --image IMAGE SERVICE, or docker compose "
+                 "up -d)");
+    else if (strcmp(exe, "/usr/bin/capa-worker") == 0 &&
+             access("/usr/share/doc/capalab-worker/copyright", F_OK) == 0)
+        snprintf(out, cap,
+                 "this worker is the capalab-worker package: get the coordinator's "
+                 "capalab-worker_VERSION.deb and run `sudo apt install "
+                 "./capalab-worker_VERSION.deb`");
+    else
+        snprintf(out, cap,
+                 "this worker is a source build (%s): `git pull`, then rebuild and reinstall "
+                 "(cmake --build BUILD && cmake --install BUILD)",
+                 exe[0] ? exe : "capa-worker");
 }

@@ -6,14 +6,27 @@
 
 #include <stddef.h>
 
+#include "config.h"
 #include "protocol.h"
+#include "worker.h"
 
 /* The state folder: configured, else $XDG_STATE_HOME/capalab/worker, else
  * ~/.capalab/worker; created (mode 0700) if missing. */
 int worker_state_dir(const char *configured, char *out, size_t cap, char *err, size_t errlen);
+/* The same name, nothing created. */
+int worker_state_path(const char *configured, char *out, size_t cap, char *err, size_t errlen);
+/* The worker's config table, and the checks across keys that follow loading. */
+const config_spec_t *worker_config_spec(void);
+int worker_config_check(const worker_config_t *cfg, char *err, size_t errlen);
 /* The first line of a small file, blanks trimmed. CAPA_ENOTFOUND if the
  * file does not exist. */
 int worker_read_line(const char *path, char *out, size_t cap, char *err, size_t errlen);
+/* Writes and removes a 4 KiB probe file with fsync: a full or read-only
+ * state folder is refused at start, before anything else is written. */
+int worker_state_probe(const char *dir, char *err, size_t errlen);
+/* How to update this install (the .deb, Docker or a source build): one
+ * command line for the refusal messages. */
+void worker_update_hint(char *out, size_t cap);
 /* OS, CPU model and memory for HELLO's host object. */
 void worker_host_info(proto_hello_t *h);
 /* The host name as protocol text. */
@@ -31,6 +44,7 @@ void worker_default_name(char *out, size_t cap);
 #include "gamepool.h"
 #include "params.h"
 #include "spool.h"
+#include "status.h"
 #include "token.h"
 #include "upload.h"
 #include "worker.h"
@@ -103,6 +117,20 @@ struct worker_s {
     struct rusage ru_start;
     int64_t stats_at;            /* next progress line */
     uint64_t n_tasks, n_pairs, n_games, n_batches;
+
+    /* what the owner sees (status.h) */
+    bool tty;                    /* stderr is a terminal: a live status line */
+    int64_t status_at;           /* next status line */
+    int64_t status_file_at;      /* next status.json */
+    int64_t started_ms;
+    int64_t limit_at;            /* stop_at / max_hours as CLOCK_MONOTONIC ms; INT64_MAX = none */
+    char limit_what[64];         /* "stop_at 18:00" or "max_hours 4" */
+    bool draining;               /* the limit passed: no new tasks, exit when done */
+    int64_t last_ack_wall;       /* time(NULL) of the last ACK; 0 = none */
+    uint64_t acked_pairs;
+    double cpu_prev;             /* process CPU seconds at the last status line */
+    int64_t cpu_prev_ms;
+    double cpu_share;
 };
 
 /* Milliseconds of CLOCK_MONOTONIC. */
@@ -117,6 +145,9 @@ void worker_send_hello(worker_t *w);
 void worker_send_error(worker_t *w, proto_code_t code, proto_type_t about, int64_t task_id,
                        const char *text);
 void worker_resend_spool(worker_t *w);
+/* The refusal message of a permanent ERROR at HELLO (AUTH_FAILED,
+ * TOKEN_REVOKED, SIGNATURE_MISMATCH, BAD_VERSION): why, and what to do. */
+void worker_refused(worker_t *w, const proto_error_t *e);
 /* Reads and handles every waiting message. */
 void worker_receive(worker_t *w);
 

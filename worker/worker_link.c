@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <zmq.h>
 
@@ -118,6 +119,53 @@ void worker_send_error(worker_t *w, proto_code_t code, proto_type_t about, int64
 
 /* ------------------------------------------------------------- messages */
 
+void worker_refused(worker_t *w, const proto_error_t *e)
+{
+    char how[512];
+    worker_update_hint(how, sizeof how);
+    const char *c = w->cfg.coordinator;
+    switch (e->code) {
+    case PROTO_AUTH_FAILED:
+        LOG(LOG_ERROR, "refused: the coordinator at %s does not know this token (%s: %s). Ask "
+                       "its admin for a token (capa contributor add NAME), then run "
+                       "`capa-worker setup --coordinator %s --token NEW_TOKEN` and start again. "
+                       "Exit status %d.",
+            c, proto_code_name(e->code), e->text, c, WORKER_EXIT_AUTH);
+        break;
+    case PROTO_TOKEN_REVOKED:
+        LOG(LOG_ERROR, "refused: the coordinator at %s revoked this token (%s: %s). Ask its "
+                       "admin for a new token, then run `capa-worker setup --coordinator %s "
+                       "--token NEW_TOKEN` and start again. Exit status %d.",
+            c, proto_code_name(e->code), e->text, c, WORKER_EXIT_AUTH);
+        break;
+    case PROTO_SIGNATURE_MISMATCH: {
+        long long want = -1;
+        const char *p = strstr(e->text, "expected ");
+        if (p)
+            sscanf(p + 9, "%lld", &want);
+        char wanted[64];
+        if (want >= 0)
+            snprintf(wanted, sizeof wanted, "%lld", want);
+        else
+            snprintf(wanted, sizeof wanted, "another one");
+        LOG(LOG_ERROR, "refused: the coordinator at %s plays with an engine whose bench "
+                       "signature is %s; this worker's engine %s has %" PRId64 " (%s). Update "
+                       "this install to the coordinator's version: %s. Exit status %d.",
+            c, wanted, w->hello.engine_version, w->hello.bench, e->text, how,
+            WORKER_EXIT_SIGNATURE);
+        break;
+    }
+    case PROTO_BAD_VERSION:
+        LOG(LOG_ERROR, "refused: the coordinator at %s speaks another protocol version than "
+                       "this worker's %d (%s). Update this install to the coordinator's "
+                       "version: %s. Exit status %d.",
+            c, PROTO_VERSION, e->text, how, WORKER_EXIT_VERSION);
+        break;
+    default:
+        break;
+    }
+}
+
 static void s_on_error(worker_t *w, const proto_error_t *e)
 {
     const char *code = proto_code_name(e->code);
@@ -133,19 +181,17 @@ static void s_on_error(worker_t *w, const proto_error_t *e)
     switch (e->code) {
     case PROTO_AUTH_FAILED:
     case PROTO_TOKEN_REVOKED:
-        LOG(LOG_ERROR, "the coordinator refuses the token (%s): fix the token and restart", code);
+        worker_refused(w, e);
         w->exit_status = WORKER_EXIT_AUTH;
         w->done = true;
         return;
     case PROTO_SIGNATURE_MISMATCH:
-        LOG(LOG_ERROR, "engine signature mismatch: this worker's bench is %" PRId64
-                       "; the coordinator said: %s",
-            w->hello.bench, e->text);
+        worker_refused(w, e);
         w->exit_status = WORKER_EXIT_SIGNATURE;
         w->done = true;
         return;
     case PROTO_BAD_VERSION:
-        LOG(LOG_ERROR, "the coordinator speaks another protocol version: update capa-worker");
+        worker_refused(w, e);
         w->exit_status = WORKER_EXIT_VERSION;
         w->done = true;
         return;
@@ -273,6 +319,8 @@ static void s_on_message(worker_t *w, const char *frame, size_t len)
         if (rc < 0 && rc != CAPA_ENOTFOUND)
             LOG(LOG_WARN, "ACK task %" PRId64 " batch %" PRId64 ": %s", a->task_id, a->batch, err);
         backoff_reset(&w->internal_backoff);
+        w->last_ack_wall = (int64_t) time(NULL);
+        w->acked_pairs += a->stored_count + a->duplicate_count;
         if (capa_log_level() >= LOG_DEBUG) {
             char list[512];
             s_pair_list(a, list, sizeof list);

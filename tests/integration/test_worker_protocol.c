@@ -985,6 +985,153 @@ static void a_protocol_version_mismatch_exits_with_status_five(void)
     s_teardown();
 }
 
+/* The worker's log as one string (caller frees). */
+static char *s_log_text(void)
+{
+    FILE *f = fopen(s_state_path("worker.log"), "r");
+    CHECK(f != NULL);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strdup(buf);
+}
+
+/* Runs `capa-worker status --state-dir DIR` into out; its exit status. */
+static int s_status_cmd(char *out, size_t cap)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "'%s' status --state-dir '%s' 2>&1", WORKER_BIN, E.dir);
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void the_start_block_and_status_lines_tell_the_owner_what_it_is_doing(void)
+{
+    s_setup();
+    const char *extra[] = { "--status-seconds", "1", NULL };
+    s_start_session(extra);
+    s_task(300, 2, PROTO_KIND_SPRT);
+    s_collect(300, 2, PROTO_KIND_SPRT, true, 60000, NULL);
+    /* the next status line and status.json carry the games and the ACK */
+    proto_msg_t hb;
+    int64_t until = s_now_ms() + 2500;
+    while (s_now_ms() < until) {
+        proto_type_t t = s_recv((int) (until - s_now_ms()), &hb);
+        if (t == PROTO_REQUEST)
+            E.pending_request = true;
+        proto_msg_free(&hb);
+    }
+    char *log = s_log_text();
+    CHECK(strstr(log, "  coordinator  tcp://127.0.0.1:") != NULL);
+    CHECK(strstr(log, "  contributor  token capa_test...") != NULL);
+    CHECK(strstr(log, "  cores        2 game thread(s) of ") != NULL);
+    CHECK(strstr(log, "  engine       ") != NULL && strstr(log, ", bench signature ") != NULL);
+    CHECK(strstr(log, "  spool        ") != NULL &&
+          strstr(log, ": 0 batch(es), 0 pair(s) waiting") != NULL);
+    CHECK(strstr(log, "SIGTERM: stopped within 123 s") != NULL); /* 120 s grace + 1.5 s ACKs (up) + 1 */
+    CHECK_MSG(strstr(log, "status: games 4 | ") != NULL && strstr(log, "last ACK ") != NULL &&
+                  strstr(log, "pairs/min | CPU ") != NULL,
+              "no status line with 4 games (log: %s/worker.log)", E.dir);
+    free(log);
+    char out[4096];
+    CHECK_EQ_INT(s_status_cmd(out, sizeof out), 0);
+    CHECK_MSG(strstr(out, ": running since ") != NULL, "status said: %.900s", out);
+    CHECK(strstr(out, "games 4 | ") != NULL);
+    CHECK(strstr(out, "last ACK ") != NULL && strstr(out, "last ACK none") == NULL);
+    CHECK(strstr(out, "coordinator  tcp://127.0.0.1:") != NULL);
+    s_sigterm_bye();
+    CHECK_EQ_INT(s_status_cmd(out, sizeof out), 1);
+    CHECK_MSG(strstr(out, "not running; stopped at ") != NULL && strstr(out, "exit status 0"),
+              "status after exit said: %.900s", out);
+    s_teardown();
+}
+
+static void a_permanent_refusal_says_why_and_what_to_do_and_is_not_retried(void)
+{
+    s_setup();
+    proto_msg_t m;
+    s_start(NULL);
+    s_expect(PROTO_HELLO, 20000, &m);
+    proto_msg_free(&m);
+    proto_msg_t e = { .type = PROTO_ERROR };
+    e.u.error.code = PROTO_SIGNATURE_MISMATCH;
+    e.u.error.about = PROTO_HELLO;
+    e.u.error.task_id = e.u.error.batch = -1;
+    snprintf(e.u.error.text, sizeof e.u.error.text, "bench signature 1, expected 4242");
+    s_send(&e);
+    CHECK_EQ_INT(s_wait_exit(5000), 4);
+    /* no second HELLO: exited, not retrying */
+    CHECK_EQ_INT(s_recv(500, &m), PROTO_NONE);
+    char *log = s_log_text();
+    CHECK_MSG(strstr(log, "bench signature is 4242") != NULL &&
+                  strstr(log, "this worker is a source build") != NULL &&
+                  strstr(log, "Exit status 4.") != NULL,
+              "no clear refusal (log: %s/worker.log)", E.dir);
+    free(log);
+    CHECK_EQ_INT(s_refused_at_hello(PROTO_TOKEN_REVOKED), 3);
+    log = s_log_text();
+    CHECK(strstr(log, "revoked this token") != NULL &&
+          strstr(log, "capa-worker setup --coordinator tcp://127.0.0.1:") != NULL);
+    free(log);
+    s_teardown();
+}
+
+static void max_hours_stops_taking_tasks_and_exits_once_its_pairs_are_acknowledged(void)
+{
+    s_setup();
+    /* 0.0008 h = 2.9 s; a task of 1 pair first */
+    const char *extra[] = { "--max-hours", "0.0008", NULL };
+    int64_t t0 = s_now_ms();
+    s_start_session(extra);
+    s_task(310, 1, PROTO_KIND_SPRT);
+    s_collect(310, 1, PROTO_KIND_SPRT, true, 60000, NULL);
+    /* after the limit: no REQUEST, a BYE, exit 0 */
+    proto_msg_t m;
+    for (;;) {
+        proto_type_t t = s_recv(8000, &m);
+        CHECK_MSG(t != PROTO_NONE, "no BYE after max_hours (log: %s/worker.log)", E.dir);
+        if (t == PROTO_REQUEST) {
+            /* nothing to do until the limit */
+            proto_msg_t nt = { .type = PROTO_NO_TASK };
+            nt.u.no_task.retry_ms = 100;
+            s_send(&nt);
+        }
+        bool bye = t == PROTO_BYE;
+        proto_msg_free(&m);
+        if (bye)
+            break;
+    }
+    CHECK_MSG(s_now_ms() - t0 >= 2800, "BYE before max_hours");
+    CHECK_EQ_INT(s_wait_exit(5000), 0);
+    char *log = s_log_text();
+    CHECK(strstr(log, "max_hours 0.0008 reached: taking no new tasks") != NULL);
+    free(log);
+    s_teardown();
+}
+
+static void max_memory_lowers_the_game_threads_to_fit(void)
+{
+    s_setup();
+    /* 2 x 16 MB per thread: 70 MB holds 2 of the 4 asked for */
+    const char *extra[] = { "--concurrency", "4", "--max-memory-mb", "70", NULL };
+    proto_msg_t m;
+    s_start(extra);
+    s_expect(PROTO_HELLO, 20000, &m);
+    CHECK_EQ_INT(m.u.hello.concurrency, 2);
+    proto_msg_free(&m);
+    s_welcome(300, 3);
+    s_expect(PROTO_REQUEST, 5000, &m);
+    CHECK_EQ_INT(m.u.request.slots, 2);
+    proto_msg_free(&m);
+    s_sigterm_bye();
+    s_teardown();
+}
+
 static const check_case_t CASES[] = {
     CASE(hello_carries_identity_and_work_is_requested_after_welcome),
     CASE(a_task_is_played_and_reported_with_the_right_pair_structure),
@@ -1004,6 +1151,10 @@ static const check_case_t CASES[] = {
     CASE(nothing_is_sent_that_could_not_be_spooled),
     CASE(a_second_signal_abandons_running_games_at_once),
     CASE(a_task_the_engine_cannot_play_is_refused_and_the_next_request_waits),
+    CASE(the_start_block_and_status_lines_tell_the_owner_what_it_is_doing),
+    CASE(a_permanent_refusal_says_why_and_what_to_do_and_is_not_retried),
+    CASE(max_hours_stops_taking_tasks_and_exits_once_its_pairs_are_acknowledged),
+    CASE(max_memory_lowers_the_game_threads_to_fit),
     { 0 },
 };
 
