@@ -11,11 +11,12 @@ BUILD_PACKAGES=(
 )
 # What the quickstart and the tests need beside that: a PostgreSQL server,
 # clang with libFuzzer, Fairy-Stockfish as a reference oracle, Chromium for
-# the page tests (tests/integration/test_http_browser.c), and the tools the
-# scripts call.
+# the page tests (tests/integration/test_http_browser.c), the tools the
+# scripts call, and help2man (the worker package's manual page) and lintian
+# (its check) for `cpack -G DEB` (packaging/package.cmake, tests/docker/test_deb.sh).
 RUN_PACKAGES=(
   clang libclang-rt-14-dev postgresql postgresql-contrib
-  python3 procps iproute2 curl fairy-stockfish chromium
+  python3 procps iproute2 curl fairy-stockfish chromium help2man lintian
 )
 # --build-only: just the build (the Docker image's build stage).
 if [ "${1:-}" = "--build-only" ]; then

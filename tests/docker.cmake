@@ -17,3 +17,17 @@ foreach(part base postgres project)
 endforeach()
 set_tests_properties(docker_base PROPERTIES FIXTURES_SETUP docker_base_images)
 set_tests_properties(docker_postgres docker_project PROPERTIES FIXTURES_REQUIRED docker_base_images)
+
+# The worker package (tests/docker/test_deb.sh): cpack -G DEB, lintian, apt
+# install in a clean base-image container, pairs stored through a
+# coordinator on the host, remove and purge. Needs the base images.
+if(TARGET capa-worker AND TARGET capa-coordinator)
+  add_test(NAME docker_deb COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/docker/test_deb.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(docker_deb PROPERTIES
+    LABELS "docker;slow"
+    SKIP_RETURN_CODE 77
+    TIMEOUT 900
+    RESOURCE_LOCK docker
+    FIXTURES_REQUIRED docker_base_images
+    ENVIRONMENT "CAPA_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+endif()
