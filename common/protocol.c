@@ -167,12 +167,26 @@ void proto_ack_free(proto_ack_t *ack)
     memset(ack, 0, sizeof *ack);
 }
 
+void proto_holding_free(proto_holding_t *h)
+{
+    if (!h)
+        return;
+    free(h->tasks);
+    for (size_t i = 0; h->spooled && i < h->spooled_count; i++)
+        free(h->spooled[i].pairs);
+    free(h->spooled);
+    memset(h, 0, sizeof *h);
+}
+
 void proto_heartbeat_free(proto_heartbeat_t *hb)
 {
-    if (!hb)
-        return;
-    free(hb->tasks);
-    memset(hb, 0, sizeof *hb);
+    proto_holding_free(hb);
+}
+
+void proto_hello_free(proto_hello_t *hello)
+{
+    if (hello)
+        proto_holding_free(&hello->holding);
 }
 
 void proto_msg_free(proto_msg_t *msg)
@@ -184,6 +198,7 @@ void proto_msg_free(proto_msg_t *msg)
     case PROTO_RESULT: proto_result_free(&msg->u.result); break;
     case PROTO_ACK: proto_ack_free(&msg->u.ack); break;
     case PROTO_HEARTBEAT: proto_heartbeat_free(&msg->u.heartbeat); break;
+    case PROTO_HELLO: proto_hello_free(&msg->u.hello); break;
     default: break;
     }
     memset(&msg->u, 0, sizeof msg->u);
@@ -329,6 +344,8 @@ static int s_enum(const cJSON *obj, const char *where, const char *key,
 
 /* ---- decoding, one function per type ---------------------------------- */
 
+static int s_holding_from(const cJSON *j, proto_holding_t *m, char *err, size_t errlen);
+
 static int s_hello_from(const cJSON *j, proto_hello_t *m, proto_code_t *fault, char *err,
                         size_t errlen)
 {
@@ -349,7 +366,7 @@ static int s_hello_from(const cJSON *j, proto_hello_t *m, proto_code_t *fault, c
     TRY(pjson_string(j, "", "engine", true, 1, m->engine_version, sizeof m->engine_version, NULL, err, errlen));
     TRY(pjson_int(j, "", "bench", true, 0, PROTO_ID_NUM_MAX, &m->bench, err, errlen));
     TRY(pjson_double(j, "", "nps", true, 0, 1e12, &m->nps, err, errlen));
-    return 0;
+    return s_holding_from(j, &m->holding, err, errlen);
 }
 
 static int s_welcome_from(const cJSON *j, proto_welcome_t *m, proto_code_t *fault, char *err,
@@ -565,11 +582,64 @@ static int s_ack_from(const cJSON *j, proto_ack_t *m, proto_code_t *fault, char 
                        err, errlen);
 }
 
+/* "tasks" and "spooled" of a HELLO or HEARTBEAT (docs/protocol.md). */
+static int s_holding_from(const cJSON *j, proto_holding_t *m, char *err, size_t errlen)
+{
+    TRY(s_int_array(j, "tasks", false, PROTO_TASKS_MAX, &m->tasks, &m->task_count, err, errlen));
+    int64_t dup = s_first_repeat(m->tasks, m->task_count);
+    if (dup >= 0)
+        return capa_fail(err, errlen, CAPA_EINVAL, "tasks: task %lld appears twice",
+                         (long long) dup);
+    int rc;
+    const cJSON *arr = pjson_array(j, "", "spooled", false, PROTO_TASKS_MAX, &rc, err, errlen);
+    if (rc || !arr)
+        return rc;
+    m->listed = true;
+    size_t n = (size_t) cJSON_GetArraySize(arr);
+    if (n == 0)
+        return 0;
+    if (!(m->spooled = calloc(n, sizeof *m->spooled)))
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    int64_t *ids = calloc(n, sizeof *ids);
+    if (!ids)
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    size_t i = 0, total = 0;
+    for (const cJSON *c = arr->child; c && rc == 0; c = c->next, i++) {
+        proto_spooled_t *e = &m->spooled[i];
+        m->spooled_count = i + 1;
+        char where[32];
+        snprintf(where, sizeof where, "spooled[%zu]", i);
+        if (!cJSON_IsObject(c)) {
+            rc = capa_fail(err, errlen, CAPA_EINVAL, "%s: expected an object", where);
+            break;
+        }
+        rc = pjson_int(c, where, "task_id", true, 0, PROTO_ID_NUM_MAX, &e->task_id, err, errlen);
+        if (rc == 0)
+            rc = s_int_array(c, "pairs", true, PROTO_PAIRS_MAX, &e->pairs, &e->pair_count, err,
+                             errlen);
+        if (rc == 0 && e->pair_count == 0)
+            rc = capa_fail(err, errlen, CAPA_EINVAL, "%s.pairs: empty", where);
+        if (rc == 0 && (dup = s_first_repeat(e->pairs, e->pair_count)) >= 0)
+            rc = capa_fail(err, errlen, CAPA_EINVAL, "%s.pairs: pair %lld appears twice", where,
+                           (long long) dup);
+        total += e->pair_count;
+        if (rc == 0 && total > PROTO_SPOOLED_PAIRS_MAX)
+            rc = capa_fail(err, errlen, CAPA_ERANGE, "spooled: more than %d pair numbers",
+                           PROTO_SPOOLED_PAIRS_MAX);
+        ids[i] = e->task_id;
+    }
+    if (rc == 0 && (dup = s_first_repeat(ids, n)) >= 0)
+        rc = capa_fail(err, errlen, CAPA_EINVAL, "spooled: task %lld appears twice",
+                       (long long) dup);
+    free(ids);
+    return rc;
+}
+
 static int s_heartbeat_from(const cJSON *j, proto_heartbeat_t *m, proto_code_t *fault, char *err,
                             size_t errlen)
 {
     (void) fault;
-    return s_int_array(j, "tasks", false, PROTO_TASKS_MAX, &m->tasks, &m->task_count, err, errlen);
+    return s_holding_from(j, m, err, errlen);
 }
 
 static int s_bye_from(const cJSON *j, proto_bye_t *m, proto_code_t *fault, char *err, size_t errlen)

@@ -45,7 +45,8 @@
 #define PROTO_MOVES_MAX 65536 /* a game's UCI move list, space-separated */
 #define PROTO_PARAMS_MAX 512  /* parameters per set */
 #define PROTO_PAIRS_MAX 1024  /* pairs per TASK or RESULT, pair numbers per ACK */
-#define PROTO_TASKS_MAX 256   /* task ids in a HEARTBEAT */
+#define PROTO_TASKS_MAX 256   /* task ids (and spooled tasks) in a HELLO/HEARTBEAT */
+#define PROTO_SPOOLED_PAIRS_MAX 8192 /* spooled pair numbers in one HELLO/HEARTBEAT */
 #define PROTO_SLOTS_MAX 4096  /* cores, concurrency, slots */
 #define PROTO_PLIES_MAX 100000
 #define PROTO_HASH_MB_DEFAULT 16       /* TASK game.hash_mb when absent */
@@ -112,6 +113,24 @@ typedef enum {
     PROTO_END_COUNT
 } proto_end_t;
 
+/* Finished pairs of one task waiting in a worker's spool. */
+typedef struct {
+    int64_t task_id;
+    int64_t *pairs;                    /* owned, 1..PROTO_PAIRS_MAX, unique */
+    size_t pair_count;
+} proto_spooled_t;
+
+/* What a worker holds (HELLO, HEARTBEAT): the tasks it still plays and the
+ * pairs in its spool. `listed` = "spooled" was sent: the lists are complete
+ * and the coordinator takes them as the truth (docs/protocol.md). */
+typedef struct {
+    int64_t *tasks;                    /* owned, 0..PROTO_TASKS_MAX, unique */
+    size_t task_count;
+    proto_spooled_t *spooled;          /* owned, 0..PROTO_TASKS_MAX, task ids unique */
+    size_t spooled_count;
+    bool listed;
+} proto_holding_t;
+
 typedef struct {
     char token[PROTO_TOKEN_MAX];
     char worker_id[PROTO_ID_MAX];      /* chosen by the worker, kept across restarts */
@@ -124,6 +143,7 @@ typedef struct {
     char engine_version[PROTO_TEXT_MAX];
     int64_t bench;                     /* bench signature: `capa-engine bench` nodes */
     double nps;                        /* measured nodes per second, > 0 */
+    proto_holding_t holding;           /* optional lists (holding.listed) */
 } proto_hello_t;
 
 typedef struct {
@@ -223,10 +243,8 @@ typedef struct {
     size_t duplicate_count;
 } proto_ack_t;
 
-typedef struct {
-    int64_t *tasks;                    /* owned: worker -> coordinator, tasks in progress */
-    size_t task_count;                 /* 0..PROTO_TASKS_MAX */
-} proto_heartbeat_t;
+/* worker -> coordinator: what it holds; coordinator -> worker: empty. */
+typedef proto_holding_t proto_heartbeat_t;
 
 typedef struct {
     char reason[PROTO_TEXT_MAX];
@@ -310,6 +328,8 @@ void proto_task_free(proto_task_t *task);
 void proto_result_free(proto_result_t *result);
 void proto_ack_free(proto_ack_t *ack);
 void proto_heartbeat_free(proto_heartbeat_t *hb);
+void proto_holding_free(proto_holding_t *h);
+void proto_hello_free(proto_hello_t *hello);
 void proto_params_free(proto_params_t *params);
 
 /* Parameter sets as JSON objects name -> number, shared with run documents.

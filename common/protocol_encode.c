@@ -46,6 +46,28 @@ static cJSON *s_ints(const int64_t *v, size_t n)
     return arr;
 }
 
+/* "tasks" always, "spooled" when the lists are complete (m->listed). */
+static bool s_holding_to(cJSON *j, const proto_holding_t *m)
+{
+    if (!s_add(j, "tasks", s_ints(m->tasks, m->task_count)))
+        return false;
+    if (!m->listed)
+        return true;
+    cJSON *arr = cJSON_CreateArray();
+    if (!s_add(j, "spooled", arr))
+        return false;
+    for (size_t i = 0; i < m->spooled_count; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            return false;
+        cJSON_AddItemToArray(arr, o);
+        if (!s_int(o, "task_id", m->spooled[i].task_id) ||
+            !s_add(o, "pairs", s_ints(m->spooled[i].pairs, m->spooled[i].pair_count)))
+            return false;
+    }
+    return true;
+}
+
 static bool s_hello_to(cJSON *j, const proto_hello_t *m)
 {
     cJSON *host = cJSON_CreateObject();
@@ -54,7 +76,8 @@ static bool s_hello_to(cJSON *j, const proto_hello_t *m)
     return ok && s_str(j, "token", m->token) && s_str(j, "worker", m->worker_id) &&
            s_str(j, "name", m->name) && s_int(j, "cores", m->cores) &&
            s_int(j, "concurrency", m->concurrency) && s_str(j, "engine", m->engine_version) &&
-           s_int(j, "bench", m->bench) && s_num(j, "nps", m->nps);
+           s_int(j, "bench", m->bench) && s_num(j, "nps", m->nps) &&
+           (!m->holding.listed || s_holding_to(j, &m->holding));
 }
 
 static bool s_welcome_to(cJSON *j, const proto_welcome_t *m)
@@ -182,7 +205,7 @@ int proto_encode(const proto_msg_t *msg, char **frame, size_t *len, char *err, s
                  s_add(j, "duplicate", s_ints(u->ack.duplicate, u->ack.duplicate_count));
             break;
         case PROTO_HEARTBEAT:
-            ok = s_add(j, "tasks", s_ints(u->heartbeat.tasks, u->heartbeat.task_count));
+            ok = s_holding_to(j, &u->heartbeat);
             break;
         case PROTO_BYE: ok = s_str(j, "reason", u->bye.reason); break;
         case PROTO_ERROR: ok = s_error_to(j, &u->error); break;

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cjson/cJSON.h>
+
 #include "err.h"
 #include "log.h"
 
@@ -23,6 +25,7 @@
 typedef struct {
     spool_entry_t pub;
     char *frame;                /* owned copy */
+    int64_t *pairs;             /* owned: the batch's pair numbers */
 } s_entry_t;
 
 struct spool_s {
@@ -197,6 +200,26 @@ static ssize_t s_index(const spool_t *sp, int64_t task_id, int64_t batch)
     return -1;
 }
 
+/* The pair numbers of a RESULT frame ("pairs"[i]."pair"); none when the
+ * frame does not read as one (the coordinator will refuse it). */
+static int64_t *s_frame_pairs(const char *frame, size_t len, size_t *n_out)
+{
+    *n_out = 0;
+    cJSON *root = cJSON_ParseWithLength(frame, len);
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "pairs");
+    int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+    int64_t *out = n > 0 ? calloc((size_t) n, sizeof *out) : NULL;
+    size_t k = 0;
+    for (const cJSON *c = out ? arr->child : NULL; c; c = c->next) {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(c, "pair");
+        if (cJSON_IsNumber(p) && p->valuedouble >= 0 && p->valuedouble < 9007199254740992.0)
+            out[k++] = (int64_t) p->valuedouble;
+    }
+    cJSON_Delete(root);
+    *n_out = k;
+    return out;
+}
+
 static int s_push(spool_t *sp, int64_t task_id, int64_t batch, const void *frame, size_t len)
 {
     if (sp->count == sp->cap) {
@@ -214,7 +237,10 @@ static int s_push(spool_t *sp, int64_t task_id, int64_t batch, const void *frame
     copy[len] = '\0';
     s_entry_t *e = &sp->items[sp->count++];
     e->frame = copy;
-    e->pub = (spool_entry_t){ .task_id = task_id, .batch = batch, .frame = copy, .len = len };
+    size_t npairs;
+    e->pairs = s_frame_pairs(copy, len, &npairs);
+    e->pub = (spool_entry_t){ .task_id = task_id, .batch = batch, .frame = copy, .len = len,
+                              .pairs = e->pairs, .pair_count = npairs };
     sp->bytes += len;
     return 0;
 }
@@ -223,6 +249,7 @@ static void s_drop(spool_t *sp, size_t i)
 {
     sp->bytes -= sp->items[i].pub.len;
     free(sp->items[i].frame);
+    free(sp->items[i].pairs);
     memmove(&sp->items[i], &sp->items[i + 1], (sp->count - i - 1) * sizeof sp->items[0]);
     sp->count--;
 }
@@ -350,8 +377,10 @@ void spool_destroy(spool_t **self_p)
     if (!self_p || !*self_p)
         return;
     spool_t *sp = *self_p;
-    for (size_t i = 0; i < sp->count; i++)
+    for (size_t i = 0; i < sp->count; i++) {
         free(sp->items[i].frame);
+        free(sp->items[i].pairs);
+    }
     free(sp->items);
     if (sp->fd >= 0)
         close(sp->fd);

@@ -51,6 +51,9 @@ typedef struct {
     int64_t batch;
     const char *frame;  /* owned by the spool; valid until the entry is removed */
     size_t len;
+    const int64_t *pairs; /* the batch's pair numbers, read from the frame (owned by the
+                             spool; none if the frame does not read as a RESULT) */
+    size_t pair_count;
 } spool_entry_t;
 
 /* Opens (creating the folder's spool file if needed) and loads the spool in

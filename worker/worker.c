@@ -43,15 +43,10 @@ static int s_free_slots(worker_t *w)
 
 static void s_heartbeat(worker_t *w)
 {
-    int64_t ids[PROTO_TASKS_MAX];
-    size_t n = 0;
-    for (worker_task_t *t = w->tasks; t && n < PROTO_TASKS_MAX; t = t->next)
-        if (!t->abandoned)
-            ids[n++] = t->task.task_id;
     proto_msg_t m = { .type = PROTO_HEARTBEAT };
-    m.u.heartbeat.tasks = ids;
-    m.u.heartbeat.task_count = n;
+    worker_holding(w, &m.u.heartbeat);
     worker_send_msg(w, &m);
+    proto_heartbeat_free(&m.u.heartbeat);
 }
 
 static void s_begin_stop(worker_t *w)
@@ -143,6 +138,13 @@ static long s_cron(worker_t *w)
         } else {
             S_NEXT(dead_at);
         }
+    }
+    if (w->state == WORKER_HELLO) {   /* the HELLO was answered INTERNAL: again */
+        if (now >= w->resend_at) {
+            w->resend_at = INT64_MAX;
+            worker_send_hello(w);
+        }
+        S_NEXT(w->resend_at);
     }
     if (w->state == WORKER_READY) {
         if (now >= w->resend_at) {

@@ -142,6 +142,9 @@ void worker_disconnect(worker_t *w, const char *why);
 void worker_send(worker_t *w, const char *frame, size_t len);
 void worker_send_msg(worker_t *w, const proto_msg_t *msg);
 void worker_send_hello(worker_t *w);
+/* What this process holds, for HELLO and HEARTBEAT: the tasks it plays and
+ * the pairs in its spool (listed = complete). Free with proto_holding_free. */
+void worker_holding(worker_t *w, proto_holding_t *h);
 void worker_send_error(worker_t *w, proto_code_t code, proto_type_t about, int64_t task_id,
                        const char *text);
 void worker_resend_spool(worker_t *w);

@@ -38,11 +38,76 @@ void worker_send_msg(worker_t *w, const proto_msg_t *msg)
     free(frame);
 }
 
+/* Adds a spool entry's pairs to its task's entry in h->spooled; false when
+ * the message limits would be passed. */
+static bool s_holding_add(proto_holding_t *h, const spool_entry_t *e, size_t *total)
+{
+    proto_spooled_t *sp = NULL;
+    for (size_t i = 0; i < h->spooled_count && !sp; i++)
+        if (h->spooled[i].task_id == e->task_id)
+            sp = &h->spooled[i];
+    if (!sp) {
+        if (h->spooled_count == PROTO_TASKS_MAX)
+            return false;
+        sp = &h->spooled[h->spooled_count++];
+        *sp = (proto_spooled_t) { .task_id = e->task_id };
+    }
+    if (*total + e->pair_count > PROTO_SPOOLED_PAIRS_MAX ||
+        sp->pair_count + e->pair_count > PROTO_PAIRS_MAX)
+        return false;
+    int64_t *p = realloc(sp->pairs, (sp->pair_count + e->pair_count + 1) * sizeof *p);
+    if (!p)
+        return false;
+    sp->pairs = p;
+    /* A batch split after TOO_BIG can sit beside its old copy for a moment:
+     * each number once. */
+    for (size_t i = 0; i < e->pair_count; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < sp->pair_count && !seen; k++)
+            seen = sp->pairs[k] == e->pairs[i];
+        if (!seen) {
+            sp->pairs[sp->pair_count++] = e->pairs[i];
+            (*total)++;
+        }
+    }
+    if (sp->pair_count == 0) {   /* a frame without readable pairs: refused when resent */
+        free(sp->pairs);
+        h->spooled_count--;
+    }
+    return true;
+}
+
+void worker_holding(worker_t *w, proto_holding_t *h)
+{
+    memset(h, 0, sizeof *h);
+    size_t ntasks = 0;
+    for (worker_task_t *t = w->tasks; t; t = t->next)
+        ntasks += !t->abandoned;
+    h->tasks = calloc(ntasks < PROTO_TASKS_MAX ? ntasks + 1 : PROTO_TASKS_MAX, sizeof *h->tasks);
+    h->spooled = calloc(PROTO_TASKS_MAX, sizeof *h->spooled);
+    if (!h->tasks || !h->spooled) {
+        proto_holding_free(h);
+        return;
+    }
+    for (worker_task_t *t = w->tasks; t && h->task_count < PROTO_TASKS_MAX; t = t->next)
+        if (!t->abandoned)
+            h->tasks[h->task_count++] = t->task.task_id;
+    /* Complete lists only: frames not yet in the spool, or more than the
+     * limits, leave "spooled" out (then the message is a sign of life). */
+    bool complete = ntasks <= PROTO_TASKS_MAX && w->unspooled.count == 0;
+    size_t total = 0;
+    for (size_t i = 0; complete && i < spool_count(w->spool); i++)
+        complete = s_holding_add(h, spool_entry(w->spool, i), &total);
+    h->listed = complete;
+}
+
 void worker_send_hello(worker_t *w)
 {
     proto_msg_t m = { .type = PROTO_HELLO };
     m.u.hello = w->hello;
+    worker_holding(w, &m.u.hello.holding);
     worker_send_msg(w, &m);
+    proto_holding_free(&m.u.hello.holding);
     w->state = WORKER_HELLO;
 }
 
@@ -251,7 +316,8 @@ static void s_on_error(worker_t *w, const proto_error_t *e)
             w->resend_at = worker_now_ms() + delay;
         if (e->about == PROTO_REQUEST)
             w->request_at = worker_now_ms() + delay;
-        LOG(LOG_INFO, "coordinator trouble: resending the spool in %d ms", delay);
+        LOG(LOG_INFO, "coordinator trouble: %s in %d ms",
+            w->state == WORKER_HELLO ? "HELLO again" : "resending the spool", delay);
         return;
     }
     default:
@@ -294,6 +360,7 @@ static void s_on_message(worker_t *w, const char *frame, size_t len)
         w->hb_ms = wm->heartbeat_ms;
         w->liveness = wm->liveness;
         w->state = WORKER_READY;
+        w->resend_at = INT64_MAX;   /* the spool goes out now */
         backoff_reset(&w->backoff);
         LOG(LOG_INFO, "WELCOME: session %s, heartbeat %d ms x %d", w->session, w->hb_ms,
             w->liveness);

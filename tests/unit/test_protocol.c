@@ -48,6 +48,41 @@ static void hello_round_trips(void)
     CHECK_EQ_INT(o.u.hello.concurrency, 30);
     CHECK_EQ_INT(o.u.hello.bench, 123456789);
     CHECK(o.u.hello.nps == 1234567.25);
+    CHECK(!o.u.hello.holding.listed);   /* an old worker's HELLO: no lists */
+    CHECK_EQ_INT(o.u.hello.holding.task_count, 0);
+    proto_msg_free(&o);
+}
+
+/* A restarted worker's HELLO: no tasks played, two tasks' pairs spooled. */
+static void hello_with_its_holding_round_trips(void)
+{
+    proto_msg_t m = { .type = PROTO_HELLO };
+    proto_hello_t *h = &m.u.hello;
+    strcpy(h->token, "capa_t");
+    strcpy(h->worker_id, "w1");
+    strcpy(h->name, "box");
+    h->cores = h->concurrency = 2;
+    strcpy(h->engine_version, "capa-engine 0.1.0");
+    h->bench = 7;
+    int64_t p1[] = { 96, 97, 99 }, p2[] = { 4 };
+    proto_spooled_t sp[] = { { 811, p1, 3 }, { 812, p2, 1 } };
+    h->holding = (proto_holding_t) { .spooled = sp, .spooled_count = 2, .listed = true };
+    proto_msg_t o = s_round_trip(&m);
+    const proto_holding_t *got = &o.u.hello.holding;
+    CHECK(got->listed);
+    CHECK_EQ_INT(got->task_count, 0);
+    CHECK_EQ_INT(got->spooled_count, 2);
+    CHECK_EQ_INT(got->spooled[0].task_id, 811);
+    CHECK_EQ_INT(got->spooled[0].pair_count, 3);
+    CHECK_EQ_INT(got->spooled[0].pairs[2], 99);
+    CHECK_EQ_INT(got->spooled[1].task_id, 812);
+    CHECK_EQ_INT(got->spooled[1].pairs[0], 4);
+    proto_msg_free(&o);
+    /* Listed and empty: "this process holds nothing" is not "not told". */
+    h->holding = (proto_holding_t) { .listed = true };
+    o = s_round_trip(&m);
+    CHECK(o.u.hello.holding.listed);
+    CHECK_EQ_INT(o.u.hello.holding.spooled_count, 0);
     proto_msg_free(&o);
 }
 
@@ -263,9 +298,22 @@ static void heartbeat_round_trips(void)
     CHECK_EQ_INT(o.u.heartbeat.task_count, 3);
     CHECK_EQ_INT(o.u.heartbeat.tasks[2], 99);
     proto_msg_free(&o);
+    CHECK(!o.u.heartbeat.listed);   /* no "spooled": only a sign of life */
+    proto_msg_free(&o);
     proto_msg_t bare = { .type = PROTO_HEARTBEAT };
     o = s_round_trip(&bare);
     CHECK_EQ_INT(o.u.heartbeat.task_count, 0);
+    proto_msg_free(&o);
+    int64_t pairs[] = { 7, 5 };
+    proto_spooled_t sp[] = { { 11, pairs, 2 } };
+    proto_msg_t full = { .type = PROTO_HEARTBEAT,
+                         .u.heartbeat = { tasks, 2, sp, 1, true } };
+    o = s_round_trip(&full);
+    CHECK(o.u.heartbeat.listed);
+    CHECK_EQ_INT(o.u.heartbeat.task_count, 2);
+    CHECK_EQ_INT(o.u.heartbeat.spooled_count, 1);
+    CHECK_EQ_INT(o.u.heartbeat.spooled[0].task_id, 11);
+    CHECK_EQ_INT(o.u.heartbeat.spooled[0].pairs[1], 5);
     proto_msg_free(&o);
 }
 
@@ -376,6 +424,13 @@ static const hostile_t s_hostile[] = {
     { "negative nps", "{\"v\":1,\"type\":\"HELLO\",\"token\":\"t\",\"worker\":\"w\",\"name\":\"n\",\"cores\":1,\"concurrency\":1,\"engine\":\"e\",\"bench\":1,\"nps\":-5}", PROTO_BAD_SCHEMA, "nps" },
     { "a key given twice", HELLO_HEAD "\"name\":\"n\",\"nps\":2}", PROTO_BAD_SCHEMA, "nps: appears twice" },
     { "hello without a name", HELLO_HEAD "\"host\":{}}", PROTO_BAD_SCHEMA, "name: missing" },
+    { "hello with a task twice", HELLO_HEAD "\"name\":\"n\",\"tasks\":[3,3],\"spooled\":[]}", PROTO_BAD_SCHEMA, "task 3 appears twice" },
+    { "hello with spooled not an array", HELLO_HEAD "\"name\":\"n\",\"spooled\":{}}", PROTO_BAD_SCHEMA, "spooled: expected an array" },
+    { "heartbeat with an empty spooled entry", "{\"v\":1,\"type\":\"HEARTBEAT\",\"spooled\":[{\"task_id\":4,\"pairs\":[]}]}", PROTO_BAD_SCHEMA, "spooled[0].pairs: empty" },
+    { "heartbeat with a spooled task twice", "{\"v\":1,\"type\":\"HEARTBEAT\",\"spooled\":[{\"task_id\":4,\"pairs\":[1]},{\"task_id\":4,\"pairs\":[2]}]}", PROTO_BAD_SCHEMA, "task 4 appears twice" },
+    { "heartbeat with a spooled pair twice", "{\"v\":1,\"type\":\"HEARTBEAT\",\"spooled\":[{\"task_id\":4,\"pairs\":[1,1]}]}", PROTO_BAD_SCHEMA, "pair 1 appears twice" },
+    { "heartbeat with a spooled entry without task", "{\"v\":1,\"type\":\"HEARTBEAT\",\"spooled\":[{\"pairs\":[1]}]}", PROTO_BAD_SCHEMA, "task_id: missing" },
+    { "heartbeat with a negative spooled pair", "{\"v\":1,\"type\":\"HEARTBEAT\",\"spooled\":[{\"task_id\":4,\"pairs\":[-1]}]}", PROTO_BAD_SCHEMA, "pairs[0]" },
     { "host not an object", HELLO_HEAD "\"name\":\"n\",\"host\":[]}", PROTO_BAD_SCHEMA, "host: expected an object" },
     { "negative pair number", RESULT_HEAD "\"pairs\":[{\"pair\":-1," GAMES_OK ",\"score\":0.5}]}", PROTO_BAD_SCHEMA, "pairs[0].pair" },
     { "pair number beyond 2^53", RESULT_HEAD "\"pairs\":[{\"pair\":1e17," GAMES_OK ",\"score\":0.5}]}", PROTO_BAD_SCHEMA, "pairs[0].pair" },
@@ -547,6 +602,7 @@ static void every_fuzz_seed_decodes_and_re_encodes(void)
 static const check_case_t CASES[] = {
     CASE(every_fuzz_seed_decodes_and_re_encodes),
     CASE(hello_round_trips),
+    CASE(hello_with_its_holding_round_trips),
     CASE(welcome_round_trips),
     CASE(request_round_trips),
     CASE(task_round_trips),
