@@ -113,9 +113,10 @@ static int s_load_leases(coord_t *self, char *err, size_t errlen)
         return capa_fail(err, errlen, CAPA_EDB, "cannot read active leases: %s",
                          store_last_error(self->store));
     for (size_t i = 0; i < n; i++) {
+        /* Its worker has heartbeat x liveness from now to say HELLO. */
         coord_lease_t l = { .task_id = tasks[i].id, .run_id = tasks[i].run_id,
                             .first = tasks[i].first_pair, .last = tasks[i].last_pair,
-                            .expires_ms = tasks[i].expires_at_ms };
+                            .expires_ms = tasks[i].expires_at_ms, .orphan_ms = coord_now_ms() };
         snprintf(l.worker_id, sizeof l.worker_id, "%s", tasks[i].worker_id);
         coord_lease_add(self, &l);
     }
@@ -333,6 +334,10 @@ int coord_cron(coord_t *self)
         s_revocations(self);
     }
     s_dead_workers(self, now);
+    if (now >= self->next_orphan_ms) {
+        self->next_orphan_ms = now + 1000;
+        coord_lease_orphans(self, now);
+    }
     if (self->cfg.outlier_p > 0 && now >= self->next_outlier_ms) {
         self->next_outlier_ms = now + (int64_t) self->cfg.outlier_seconds * 1000;
         coord_outliers_check(self);
@@ -362,7 +367,9 @@ int coord_cron(coord_t *self)
             coord_lease_t *l = self->leases[b];
             while (l) {
                 coord_lease_t *next = l->next;
-                if (!l->cancelled && l->expires_ms + 2000 < wall) {
+                if (!l->cancelled && l->ended && l->expires_ms < wall) {
+                    coord_lease_release(self, l->task_id);   /* no resend within the lease */
+                } else if (!l->cancelled && l->expires_ms + 2000 < wall) {
                     store_task_t t;
                     if (store_task_get(self->store, l->task_id, &t) == 0 &&
                         t.status != STORE_TASK_ACTIVE)

@@ -31,6 +31,8 @@ typedef struct {
     int64_t last_recv_ms;           /* monotonic */
     int64_t last_sent_ms;
     bool revoked;                   /* the token was revoked: refuse the next message */
+    bool lists;                     /* its HELLO listed what it holds: so do its HEARTBEATs */
+    uint64_t request_seq;           /* self->seq at its last REQUEST */
 } coord_session_t;
 
 /* A lease the coordinator knows (active, or cancelled by a run's end). */
@@ -41,6 +43,13 @@ typedef struct coord_lease {
     int64_t first, last;
     int64_t expires_ms;             /* wall clock */
     bool cancelled;                 /* the run ended: results still stored */
+    bool ended;                     /* ended in the store (the worker no longer plays it):
+                                       only held[] waits for the worker's resend */
+    int64_t *held;                  /* ended: spooled pair numbers, sorted (owned) */
+    size_t nheld;
+    bool confirmed;                 /* the worker has shown it received the TASK */
+    uint64_t issued_seq;            /* self->seq when the TASK was made */
+    int64_t orphan_ms;              /* monotonic: since when its worker has no session */
     stats_spsa_step_t *step;        /* spsa runs: the task's perturbation (owned) */
     struct coord_lease *next;       /* hash chain */
 } coord_lease_t;
@@ -140,6 +149,8 @@ struct coord_s {
     coord_session_t *sessions;
     size_t session_cap, session_count;
     uint64_t session_serial;
+    uint64_t seq;                   /* orders REQUESTs and the leases made for them */
+    int64_t next_orphan_ms;
     /* leases: chained hash on task id */
     coord_lease_t **leases;
     size_t lease_buckets, lease_count;
@@ -180,8 +191,25 @@ int coord_lease_add(coord_t *self, const coord_lease_t *l);
 void coord_lease_remove(coord_t *self, int64_t task_id);
 /* Puts ranges back into their runs' pools and forgets their leases. */
 void coord_lease_return(coord_t *self, const store_range_t *ranges, size_t n);
-/* Forgets every active lease of a worker after the store expired them. */
+/* Ends every lease of a worker (store and memory): unplayed pairs and the
+ * pairs held for its resend go back to the pool. */
 int coord_lease_expire_worker(coord_t *self, const char *worker_id);
+/* Pairs the lease accounts for in its run's in_flight. */
+int64_t coord_lease_size(const coord_lease_t *l);
+/* Gives an ended lease's held pairs back to the pool and forgets it. */
+void coord_lease_release(coord_t *self, int64_t task_id);
+/* True when pair p of an ended lease waits for the worker's resend. */
+bool coord_lease_holds(const coord_lease_t *l, int64_t p);
+/* The batch's pairs of an ended lease were stored: no longer held. */
+void coord_lease_unhold(coord_t *self, int64_t task_id, const proto_result_t *res);
+/* What a worker says it holds (docs/protocol.md, "What a worker holds"):
+ * leases neither played nor spooled end, their unstored pairs back to the
+ * pool; spooled ones end with their spooled pairs held for the resend.
+ * hello: judge every lease of the worker, else only those it has shown it
+ * received. */
+void coord_lease_judge(coord_t *self, coord_session_t *s, const proto_holding_t *h, bool hello);
+/* Leases whose worker has had no session for heartbeat x liveness end. */
+void coord_lease_orphans(coord_t *self, int64_t now);
 
 /* coord_runs.c */
 coord_run_t *coord_run_find(coord_t *self, int64_t id);

@@ -149,7 +149,7 @@ static void s_welcome(coord_t *self, coord_item_t *it)
     const uint8_t *rid = it->rid;
     size_t rid_len = it->rid_len;
     /* A worker id that still has a session elsewhere: end that session
-     * (its leases stay valid; the worker may deliver them here). */
+     * (its leases follow the new HELLO's lists, or stay valid without). */
     coord_session_t *old = coord_session_by_worker(self, h->worker_id);
     if (old && !(old->rid_len == rid_len && memcmp(old->rid, rid, rid_len) == 0)) {
         LOG(LOG_INFO, "worker %s: new connection ends session %s", h->worker_id, old->session);
@@ -171,6 +171,9 @@ static void s_welcome(coord_t *self, coord_item_t *it)
     s->nps = h->nps;
     s->concurrency = h->concurrency;
     s->last_recv_ms = coord_now_ms();
+    s->lists = h->holding.listed;
+    if (s->lists)   /* a new process or connection: what it does not list is not played */
+        coord_lease_judge(self, s, &h->holding, true);
     proto_msg_t m = { .type = PROTO_WELCOME };
     snprintf(m.u.welcome.session, sizeof m.u.welcome.session, "%s", s->session);
     m.u.welcome.heartbeat_ms = self->cfg.heartbeat_ms;
@@ -262,6 +265,8 @@ void coord_handle(coord_t *self, coord_turn_t *turn, const uint8_t *rid, size_t 
         proto_msg_free(&msg);
         return;
     }
+    if (msg.type == PROTO_REQUEST)   /* proves the TASKs sent before it arrived */
+        s->request_seq = ++self->seq;
     switch (msg.type) {
     case PROTO_REQUEST:
     case PROTO_RESULT:
@@ -269,8 +274,10 @@ void coord_handle(coord_t *self, coord_turn_t *turn, const uint8_t *rid, size_t 
             coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, msg.type, -1, -1,
                              "out of memory");
         break;
-    case PROTO_HEARTBEAT:
-        break;   /* proof of life: last_recv_ms above */
+    case PROTO_HEARTBEAT:   /* proof of life (last_recv_ms above), and maybe its lists */
+        if (s->lists && msg.u.heartbeat.listed)
+            coord_lease_judge(self, s, &msg.u.heartbeat, false);
+        break;
     case PROTO_BYE: {
         char worker[PROTO_ID_MAX];
         snprintf(worker, sizeof worker, "%s", s->worker_id);

@@ -245,7 +245,8 @@ void coord_turn_requests(coord_t *self, coord_turn_t *turn)
             run->status = STORE_RUN_RUNNING;
         coord_lease_t l = { .task_id = task_id, .run_id = run->id, .first = it->range.lo,
                             .last = it->range.hi,
-                            .expires_ms = coord_wall_ms() + (int64_t) self->cfg.lease_seconds * 1000 };
+                            .expires_ms = coord_wall_ms() + (int64_t) self->cfg.lease_seconds * 1000,
+                            .issued_seq = ++self->seq };
         snprintf(l.worker_id, sizeof l.worker_id, "%s", it->worker_id);
         if (run->spsa && !(l.step = coord_spsa_propose(self, run, task_id)))
             LOG(LOG_ERROR, "run %lld: cannot make an SPSA perturbation", (long long) run->id);

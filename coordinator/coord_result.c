@@ -119,9 +119,23 @@ static void s_result_check(coord_t *self, coord_job_t *job, coord_item_t *it)
     }
     coord_lease_t *l = coord_lease_find(self, tid);
     if (l) {
+        l->confirmed = true;
         it->lease = *l;
         it->lease.step = NULL;
+        it->lease.held = NULL;
         it->lease.next = NULL;
+        if (l->ended) {
+            /* The worker no longer plays it: only its spooled pairs, kept
+             * aside for this resend, are still its own. */
+            for (size_t i = 0; i < res->pair_count; i++)
+                if (!coord_lease_holds(l, res->pairs[i].pair)) {
+                    ITEM_ERROR(self, it, PROTO_LEASE_EXPIRED, "lease %lld ended; pair %lld went "
+                               "back to the pool", (long long) tid,
+                               (long long) res->pairs[i].pair);
+                    return;
+                }
+            it->lease.cancelled = true;   /* stored and counted, nothing to close */
+        }
         if (l->step) {
             it->step = *l->step;
             it->has_step = true;
@@ -486,7 +500,9 @@ void coord_results_apply(coord_t *self, coord_job_t *job)
                     verify_offer(self->verify, it->run->id, it->msg.u.result.pairs[p].pair,
                                  it->worker_id, &it->msg.u.result.pairs[p]) < 0)
                     LOG(LOG_WARN, "out of memory sampling a pair for verification");
-        if (it->msg.u.result.last && it->lease.cancelled)
+        if (it->lease.ended)
+            coord_lease_unhold(self, it->lease.task_id, &it->msg.u.result);
+        else if (it->msg.u.result.last && it->lease.cancelled)
             coord_lease_remove(self, it->lease.task_id);   /* the run ended: forget it */
     }
     if (job->ndone && job->finish_rc == 0) {
@@ -498,6 +514,8 @@ void coord_results_apply(coord_t *self, coord_job_t *job)
         for (size_t i = 0; i < job->ndone; i++) {
             coord_lease_t *l = coord_lease_find(self, job->done[i]);
             coord_run_t *run = l ? coord_run_find(self, l->run_id) : NULL;
+            if (l && l->ended)
+                continue;   /* ended while stored: it waits for its resend */
             coord_lease_remove(self, job->done[i]);
             if (run && run->spsa)
                 coord_spsa_save(self, run);

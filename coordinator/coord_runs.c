@@ -42,8 +42,11 @@ static int s_pool_build(coord_t *self, coord_run_t *run)
     for (size_t b = 0; b < self->lease_buckets; b++)
         for (coord_lease_t *l = self->leases[b]; l; l = l->next)
             if (l->run_id == run->id && !l->cancelled) {
-                pool_remove(run->pool, l->first, l->last);
-                run->in_flight += l->last - l->first + 1;
+                if (!l->ended)
+                    pool_remove(run->pool, l->first, l->last);
+                for (size_t i = 0; l->ended && i < l->nheld; i++)
+                    pool_remove(run->pool, l->held[i], l->held[i]);
+                run->in_flight += coord_lease_size(l);
             }
     return 0;
 }
@@ -74,8 +77,8 @@ static void s_deactivate(coord_t *self, coord_run_t *run)
     for (size_t b = 0; b < self->lease_buckets; b++)
         for (coord_lease_t *l = self->leases[b]; l; l = l->next)
             if (l->run_id == run->id && !l->cancelled) {
+                run->in_flight -= coord_lease_size(l);
                 l->cancelled = true;
-                run->in_flight -= l->last - l->first + 1;
             }
 }
 
