@@ -140,6 +140,12 @@ int coord_client_recv(coord_client_t *self, proto_msg_t *out, int timeout_ms)
 int coord_client_hello(coord_client_t *self, const char *token, const char *worker_id,
                        int64_t bench, proto_msg_t *reply)
 {
+    return coord_client_hello_holding(self, token, worker_id, bench, NULL, reply);
+}
+
+int coord_client_hello_holding(coord_client_t *self, const char *token, const char *worker_id,
+                               int64_t bench, const proto_holding_t *holding, proto_msg_t *reply)
+{
     proto_msg_t m = { .type = PROTO_HELLO };
     proto_hello_t *h = &m.u.hello;
     snprintf(h->token, sizeof h->token, "%s", token);
@@ -151,6 +157,8 @@ int coord_client_hello(coord_client_t *self, const char *token, const char *work
     snprintf(h->engine_version, sizeof h->engine_version, "capa-engine test");
     h->bench = bench;
     h->nps = 1e6;
+    if (holding)
+        h->holding = *holding;   /* borrowed: m is not freed */
     if (coord_client_send(self, &m) < 0)
         return -1;
     return coord_client_recv(self, reply, 10000);

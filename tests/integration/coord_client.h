@@ -41,6 +41,10 @@ int coord_client_recv(coord_client_t *self, proto_msg_t *out, int timeout_ms);
 /* HELLO (cores/concurrency 2, nps 1e6) and its reply. */
 int coord_client_hello(coord_client_t *self, const char *token, const char *worker_id,
                        int64_t bench, proto_msg_t *reply);
+/* The same with the lists of what the worker holds (NULL = none: an old
+ * worker's HELLO). */
+int coord_client_hello_holding(coord_client_t *self, const char *token, const char *worker_id,
+                               int64_t bench, const proto_holding_t *holding, proto_msg_t *reply);
 /* REQUEST(slots) and its reply (TASK, NO_TASK or ERROR). */
 int coord_client_request(coord_client_t *self, int slots, proto_msg_t *reply);
 

@@ -366,6 +366,147 @@ static void a_silent_worker_is_declared_dead_and_its_pairs_return(void)
     coord_fx_down(&fx);
 }
 
+
+/* Polls a one-number query for up to 3 s until it gives want; the last value. */
+static long long s_sql_wait(coord_fx_t *fx, const char *sql, long long want)
+{
+    long long v = -1;
+    for (int i = 0; i < 30 && (v = coord_fx_sql(fx, sql)) != want; i++)
+        usleep(100 * 1000);
+    return v;
+}
+
+static long long s_task_active(coord_fx_t *fx, int64_t task_id, long long want)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM tasks WHERE id = %lld AND status = 'active'",
+             (long long) task_id);
+    return s_sql_wait(fx, sql, want);
+}
+
+/* Issue 16: a restarted worker plays none of its old games. Its HELLO lists
+ * what it holds; every other pair of its leases goes back at once (the
+ * lease is an hour, the default), spooled pairs wait for the resend, and
+ * later HEARTBEATs are taken as the truth, but never against a TASK that
+ * may still be on its way. */
+static void a_worker_that_no_longer_plays_a_task_gives_its_pairs_back_at_once(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_holding", extra) == 0);
+    s_submit(&fx, SPRT_DOC(64));
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 8, &tm);
+    proto_task_t *t = &tm.u.task;
+    CHECK_EQ_INT(t->pair_count, 8);   /* 0..7 */
+    CHECK_EQ_INT(t->lease_seconds, 3600);
+    int64_t zero[1] = { 0 };
+    s_deliver(c, t, zero, 1, NULL, 0, false, 1);
+    /* w1 restarts: no tasks, pairs 1 and 2 in its spool. */
+    coord_client_destroy(&c);
+    c = coord_client_new(fx.proc.endpoint);
+    int64_t spooled[2] = { 2, 1 };
+    proto_spooled_t sp = { t->task_id, spooled, 2 };
+    proto_holding_t held = { .spooled = &sp, .spooled_count = 1, .listed = true };
+    proto_msg_t m;
+    CHECK(coord_client_hello_holding(c, fx.token, "w1", 4242, &held, &m) == 0);
+    CHECK_EQ_INT(m.type, PROTO_WELCOME);
+    proto_msg_free(&m);
+    CHECK_EQ_INT(s_task_active(&fx, t->task_id, 0), 0);
+    /* Another worker gets 3.. at once (3..10: the pool hands out ranges),
+     * never 1 or 2. */
+    coord_client_t *d = s_client(&fx, "w2");
+    proto_msg_t a;
+    s_task(d, 8, &a);
+    CHECK_EQ_INT(a.u.task.pair_count, 8);
+    CHECK_EQ_INT(a.u.task.pairs[0].pair, 3);
+    /* The resend of the spooled pairs is stored; another pair of the ended
+     * lease is not w1's any more. */
+    int64_t three[1] = { 3 };
+    CHECK(coord_client_deliver(c, t, three, 1, NULL, 2, false, &m) == 0);
+    CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_LEASE_EXPIRED);
+    proto_msg_free(&m);
+    s_deliver(c, t, spooled, 2, NULL, 1, false, 2);
+    /* HEARTBEATs: a task listed stays; a TASK not yet confirmed stays
+     * whatever the heartbeat says; one the worker stopped listing ends. */
+    proto_msg_t u;
+    s_task(c, 2, &u);   /* 11.. */
+    CHECK_EQ_INT(u.u.task.pairs[0].pair, 11);
+    proto_msg_t hb = { .type = PROTO_HEARTBEAT };
+    hb.u.heartbeat = (proto_holding_t) { .tasks = &u.u.task.task_id, .task_count = 1,
+                                         .listed = true };
+    CHECK(coord_client_send(c, &hb) == 0);
+    proto_msg_t req = { .type = PROTO_REQUEST, .u.request = { 2 } };
+    proto_msg_t empty = { .type = PROTO_HEARTBEAT,
+                          .u.heartbeat = { .listed = true } };
+    CHECK(coord_client_send(c, &req) == 0);
+    CHECK(coord_client_send(c, &empty) == 0);   /* sent before the TASK arrives */
+    proto_msg_t v;
+    CHECK(coord_client_recv(c, &v, 10000) == 0);
+    CHECK_EQ_INT(v.type, PROTO_TASK);
+    usleep(300 * 1000);
+    CHECK_EQ_INT(s_task_active(&fx, v.u.task.task_id, 1), 1);
+    /* u was listed before: the empty heartbeat ended it, 11.. are back. */
+    CHECK_EQ_INT(s_task_active(&fx, u.u.task.task_id, 0), 0);
+    proto_msg_t again;
+    s_task(d, 2, &again);   /* the heartbeat may have been read before the REQUEST */
+    CHECK(v.u.task.pairs[0].pair == 11 || again.u.task.pairs[0].pair == 11);
+    /* Once the worker has REQUESTed again, v is judged too. */
+    CHECK(coord_client_request(c, 1, &m) == 0);
+    proto_msg_free(&m);
+    CHECK(coord_client_send(c, &empty) == 0);
+    CHECK_EQ_INT(s_task_active(&fx, v.u.task.task_id, 0), 0);
+    /* An old worker's HELLO (no lists) leaves its leases alone. */
+    proto_msg_t w;
+    s_task(d, 1, &w);
+    coord_client_t *d2 = s_client(&fx, "w2");
+    CHECK_EQ_INT(s_task_active(&fx, w.u.task.task_id, 1), 1);
+    coord_client_destroy(&d2);
+    proto_msg_free(&w);
+    proto_msg_free(&again);
+    proto_msg_free(&v);
+    proto_msg_free(&u);
+    proto_msg_free(&a);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    coord_client_destroy(&d);
+    coord_fx_down(&fx);
+}
+
+/* Issue 16: a lease restored after a coordinator restart whose worker never
+ * comes back (a wiped machine) ends after heartbeat x liveness, not after
+ * the hour of the lease. */
+static void a_restored_lease_whose_worker_never_returns_ends_after_the_liveness_window(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", "--heartbeat-ms", "500",
+                                         "--liveness", "2", NULL };
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_orphan", extra) == 0);
+    s_submit(&fx, SPRT_DOC(6));
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 6, &tm);
+    CHECK_EQ_INT(tm.u.task.lease_seconds, 3600);
+    int64_t zero[1] = { 0 };
+    s_deliver(c, &tm.u.task, zero, 1, NULL, 0, false, 1);
+    coord_client_destroy(&c);   /* gone for good */
+    CHECK_EQ_INT(coord_proc_stop(&fx.proc, SIGKILL), 128 + SIGKILL);
+    CHECK(coord_proc_restart(&fx.proc, fx.ci, extra, fx.name) == 0);
+    CHECK_EQ_INT(s_task_active(&fx, tm.u.task.task_id, 1), 1);   /* restored */
+    sleep(2);   /* 1 s window, checked every second */
+    CHECK_EQ_INT(s_task_active(&fx, tm.u.task.task_id, 0), 0);
+    coord_client_t *d = s_client(&fx, "w2");
+    proto_msg_t a;
+    s_task(d, 6, &a);
+    CHECK_EQ_INT(a.u.task.pair_count, 5);
+    CHECK_EQ_INT(a.u.task.pairs[0].pair, 1);
+    proto_msg_free(&a);
+    proto_msg_free(&tm);
+    coord_client_destroy(&d);
+    coord_fx_down(&fx);
+}
+
 static void a_killed_coordinator_restarts_without_losing_an_acknowledged_pair(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
@@ -1049,6 +1190,8 @@ static const check_case_t CASES[] = {
     CASE(a_replayed_result_is_acknowledged_again_and_counted_once),
     CASE(lease_expiry_returns_exactly_the_unplayed_pairs),
     CASE(a_silent_worker_is_declared_dead_and_its_pairs_return),
+    CASE(a_worker_that_no_longer_plays_a_task_gives_its_pairs_back_at_once),
+    CASE(a_restored_lease_whose_worker_never_returns_ends_after_the_liveness_window),
     CASE(a_killed_coordinator_restarts_without_losing_an_acknowledged_pair),
     CASE(hostile_messages_get_the_documented_errors_and_the_coordinator_keeps_serving),
     CASE(an_sprt_run_stops_itself_when_the_llr_crosses_a_bound),
