@@ -227,7 +227,16 @@ static void s_show_values(const cJSON *rep)
         printf("scale: %.4f logit per pawn (%.1f Elo); White scores %.1f%% when level\n",
                cli_num(vals, "logit_per_pawn"), cli_num(vals, "elo_per_pawn"),
                100.0 * cli_num(vals, "white_score"));
+        printf("unit: %s\n", cli_str(vals, "unit"));
     }
+    const cJSON *e;
+    int first = 1;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rep, "endings")) {
+        printf("%s %s %.1f%%", first ? "games ended by:" : ",", cli_str(e, "end"), 100.0 * cli_num(e, "share"));
+        first = 0;
+    }
+    if (!first)
+        putchar('\n');
     puts("imbalances (side under test):");
     static const char *const heads[] = { "imbalance", "games", "W", "D", "L", "score" };
     table_t *t = table_new(6, heads, "lrrrrr");

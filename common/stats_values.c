@@ -521,11 +521,35 @@ void stats_values_note(const stats_values_t *v, char *buf, size_t len)
                  v->scale, S_Z95 * v->scale_se);
 }
 
+void stats_values_unit(const stats_values_t *v, char *buf, size_t len)
+{
+    textbuf_t o = textbuf_make(buf, len);
+    if (!v->pawn_identified) {
+        textbuf_put(&o, "no pawn unit: the study has no pawn-odds games");
+        return;
+    }
+    int64_t files[11] = { 0 }, any = 0;
+    for (int i = 0; i < v->n_imbalances; i++)
+        if (v->imbalances[i].stratum > 0 && v->imbalances[i].stratum <= 10) {
+            files[v->imbalances[i].stratum] += v->imbalances[i].games;
+            any += v->imbalances[i].games;
+        }
+    textbuf_put(&o, "the pawn: the logit effect of one start pawn, one coefficient for every imbalance with pawns");
+    if (!any)
+        return;
+    textbuf_put(&o, "; pawn odds by the missing pawn's file (games):");
+    for (int f = 1; f <= 10; f++)
+        textbuf_put(&o, " %c %lld", 'a' + f - 1, (long long) files[f]);
+}
+
 int stats_values_format(const stats_values_t *v, char *buf, size_t len)
 {
     textbuf_t o = textbuf_make(buf, len);
     textbuf_put(&o, "Piece values (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
                 (long long) v->games, (long long) v->pairs);
+    char unit[STATS_NOTE_MAX];
+    stats_values_unit(v, unit, sizeof unit);
+    textbuf_put(&o, "Unit: %s\n", unit);
     if (!v->scaled) {
         char note[256];
         stats_values_note(v, note, sizeof note);
@@ -648,6 +672,9 @@ cJSON *stats_values_to_json(const stats_values_t *v)
             cJSON_AddNullToObject(elo, key);
     }
     cJSON_AddStringToObject(o, "interval", "fieller");
+    char unit[STATS_NOTE_MAX];
+    stats_values_unit(v, unit, sizeof unit);
+    cJSON_AddStringToObject(o, "unit", unit);
     cJSON *notes = cJSON_AddArrayToObject(o, "not_separated");
     for (int i = 0; notes && i < v->n_notes; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(v->notes[i]));

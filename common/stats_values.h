@@ -110,6 +110,10 @@ void stats_values_destroy(stats_values_t **self_p);
  * given. */
 void stats_values_note(const stats_values_t *v, char *buf, size_t len);
 
+/* One sentence defining the unit: what "one pawn" is in this study, with
+ * the pawn-odds games per file of the missing pawn when the games record it. */
+void stats_values_unit(const stats_values_t *v, char *buf, size_t len);
+
 /* Human-readable tables (values, then imbalances) into buf; 0 or CAPA_EFULL. */
 int stats_values_format(const stats_values_t *v, char *buf, size_t len);
 

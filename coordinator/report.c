@@ -12,6 +12,7 @@
 #include "err.h"
 #include "rundoc.h"
 #include "stats_sprt.h"
+#include "stats_plan.h"
 #include "stats_values.h"
 
 #define REPORT_SPSA_HISTORY 200
@@ -55,11 +56,14 @@ static int s_sprt(const rundoc_t *doc, const store_totals_t *t, cJSON *rep, char
     return 0;
 }
 
-static int s_piece_index(char c)
+/* 1 when diff is one pawn and nothing else (pawn odds): its games are
+ * split by the file of the missing pawn. */
+static int s_single_pawn(const int8_t *diff)
 {
-    const char *letters = "PNBRACQ";
-    const char *p = strchr(letters, c);
-    return p && c ? (int) (p - letters) : -1;
+    int other = 0;
+    for (int p = STATS_N; p < STATS_PIECE_NB; p++)
+        other |= diff[p];
+    return !other && (diff[STATS_P] == 1 || diff[STATS_P] == -1);
 }
 
 int report_values_games(store_t *store, int64_t run_id, const rundoc_t *doc, int buckets,
@@ -90,15 +94,13 @@ int report_values_games(store_t *store, int64_t run_id, const rundoc_t *doc, int
                 im = &doc->imbalances[k];
         if (!im)
             continue;
+        int8_t diff[STATS_PIECE_NB];
+        stats_plan_diff(im->side, im->other, diff); /* letters checked by rundoc */
         for (int gi = 0; gi < 2; gi++) {
             bucket[ng] = t[i].bucket;
             stats_game_t *g = &games[ng++];
-            for (const char *c = im->side; *c; c++)
-                if (s_piece_index(*c) >= 0)
-                    g->diff[s_piece_index(*c)]++;
-            for (const char *c = im->other; *c; c++)
-                if (s_piece_index(*c) >= 0)
-                    g->diff[s_piece_index(*c)]--;
+            memcpy(g->diff, diff, sizeof diff);
+            g->stratum = s_single_pawn(diff) ? (int8_t) t[i].stratum : 0;
             g->test_white = t[i].b_white[gi] ? 1 : 0;
             int white = t[i].result[gi];
             g->score = (t[i].b_white[gi] ? white : 2 - white) / 2.0;
@@ -149,6 +151,24 @@ static int s_values(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *
         cJSON_AddItemToArray(list, e);
     }
     free(rows);
+    /* How the games ended: adjudication decides most values games, on the
+     * engine's own evaluation, so its share is part of the answer. */
+    store_ending_t *ends = NULL;
+    size_t ne = 0;
+    if (store_run_endings(store, run_id, &ends, &ne) < 0)
+        return capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
+    int64_t all = 0;
+    for (size_t i = 0; i < ne; i++)
+        all += ends[i].games;
+    cJSON *endings = cJSON_AddArrayToObject(rep, "endings");
+    for (size_t i = 0; endings && i < ne; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "end", ends[i].end);
+        cJSON_AddNumberToObject(e, "games", (double) ends[i].games);
+        cJSON_AddNumberToObject(e, "share", (double) ends[i].games / (double) all);
+        cJSON_AddItemToArray(endings, e);
+    }
+    free(ends);
     /* The fit over every game, pairs as clusters, from the pairs summed
      * up by kind (exactly the same fit, one aggregate query). */
     stats_game_t *games = NULL;

@@ -334,14 +334,18 @@ typedef struct {
 
 /* Heap array ordered by imbalance then colour (Black first), free(). */
 /* The counted pairs of a values run summed up by kind: imbalance, which
- * game B had White in, both results, and (buckets > 1) which of `buckets`
- * equal slices of the pair numbers 0..max they fall in (0 otherwise). One
- * aggregate query; what the piece-value fit needs, whatever the run's size. */
+ * game B had White in, both results, (buckets > 1) which of `buckets`
+ * equal slices of the pair numbers 0..max they fall in (0 otherwise), and
+ * the file of a single pawn missing from the start array. One aggregate
+ * query; what the piece-value fit needs, whatever the run's size. */
 typedef struct {
     char imbalance[STORE_TEXT_MAX];
     bool b_white[2];
     int result[2];                    /* White's half points per game */
     int bucket;
+    int stratum;                      /* 1..10: the file (a..j) of the one pawn
+                                       * missing from one side's start array; 0 when
+                                       * no pawn or more than one is missing */
     int64_t count;
 } store_pair_type_t;
 
@@ -350,6 +354,15 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
 
 int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **rows_p,
                           size_t *n_out);
+
+/* How the counted games of a run ended ("mate", "adjudication_resign", ...),
+ * most first: a heap array the caller frees. */
+typedef struct {
+    char end[64];
+    int64_t games;
+} store_ending_t;
+
+int store_run_endings(store_t *store, int64_t run_id, store_ending_t **rows_p, size_t *n_out);
 
 /* ---- contributors and workers (store_workers.c) --------------------------- */
 

@@ -85,6 +85,17 @@ int store_ranges_from(store_t *store, PGresult *res, store_range_t **ranges_p, s
  * follows the leases' sizes, not the table's (a NOT EXISTS over
  * generate_series was planned as a hash anti-join over all of pairs: 70 ms
  * per call at 140k pairs, growing with the table; this: 3 ms). */
+/* The file (1..10 = a..j) of the one pawn missing from one side's pawn rank
+ * in a pair's start FEN (game 1's), 0 when no pawn or more than one is
+ * missing: pawn odds by file, read from what was played. */
+#define STORE_PAWN_GAP_FILE                                                              \
+    "(CASE WHEN split_part(split_part(fen, ' ', 1), '/', 7) ~ '^P*1P*$'"                  \
+    "   AND split_part(split_part(fen, ' ', 1), '/', 2) ~ '^p+$'"                         \
+    "  THEN position('1' in split_part(split_part(fen, ' ', 1), '/', 7))"                 \
+    "  WHEN split_part(split_part(fen, ' ', 1), '/', 2) ~ '^p*1p*$'"                      \
+    "   AND split_part(split_part(fen, ' ', 1), '/', 7) ~ '^P+$'"                         \
+    "  THEN position('1' in split_part(split_part(fen, ' ', 1), '/', 2)) ELSE 0 END)"
+
 #define STORE_UNSTORED_RANGES                                                            \
     " , edges AS ("                                                                      \
     "  SELECT e.id, e.run_id, s.n FROM ended e CROSS JOIN LATERAL ("                      \

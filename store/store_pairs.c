@@ -511,10 +511,11 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
     int rc = store_exec(store, "pair types",
                         "SELECT imbalance, b_white1, b_white2, result1, result2,"
                         " (pair_no * $2::bigint) / (SELECT coalesce(max(pair_no), 0) + 1"
-                        "  FROM pairs WHERE run_id = $1::bigint) AS bucket, count(*)"
+                        "  FROM pairs WHERE run_id = $1::bigint) AS bucket, " STORE_PAWN_GAP_FILE
+                        " AS stratum, count(*)"
                         " FROM pairs WHERE run_id = $1::bigint AND NOT excluded"
                         " AND imbalance IS NOT NULL"
-                        " GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 6, 1, 2, 3, 4, 5",
+                        " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 6, 1, 2, 3, 4, 5, 7",
                         2, params, &res);
     if (rc < 0)
         return rc;
@@ -532,7 +533,8 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
             v[i].result[0] = store_get_int(res, i, 3);
             v[i].result[1] = store_get_int(res, i, 4);
             v[i].bucket = store_get_int(res, i, 5);
-            v[i].count = store_get_i64(res, i, 6);
+            v[i].stratum = store_get_int(res, i, 6);
+            v[i].count = store_get_i64(res, i, 7);
         }
         *rows_p = v;
         *n_out = (size_t) rows;
@@ -568,6 +570,38 @@ int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **ro
             v[i].wins = store_get_i64(res, i, 2);
             v[i].draws = store_get_i64(res, i, 3);
             v[i].losses = store_get_i64(res, i, 4);
+        }
+        *rows_p = v;
+        *n_out = (size_t) rows;
+    }
+    PQclear(res);
+    return 0;
+}
+
+int store_run_endings(store_t *store, int64_t run_id, store_ending_t **rows_p, size_t *n_out)
+{
+    *rows_p = NULL;
+    *n_out = 0;
+    char rb[24];
+    const char *params[] = { store_i64(rb, run_id) };
+    PGresult *res;
+    int rc = store_exec(store, "run endings",
+                        "SELECT e, count(*) FROM (SELECT end1 AS e FROM pairs"
+                        " WHERE run_id = $1::bigint AND NOT excluded UNION ALL SELECT end2 FROM pairs"
+                        " WHERE run_id = $1::bigint AND NOT excluded) g GROUP BY e ORDER BY 2 DESC, 1",
+                        1, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    if (rows > 0) {
+        store_ending_t *v = calloc((size_t) rows, sizeof *v);
+        if (!v) {
+            PQclear(res);
+            return store_fail(store, CAPA_ENOMEM, "out of memory for %d rows", rows);
+        }
+        for (int i = 0; i < rows; i++) {
+            store_get_text(res, i, 0, v[i].end, sizeof v[i].end);
+            v[i].games = store_get_i64(res, i, 1);
         }
         *rows_p = v;
         *n_out = (size_t) rows;

@@ -19,6 +19,7 @@ set(store_cases
   racing_stores_count_each_pair_once
   stored_pairs_come_back_as_ranges
   imbalance_games_are_counted_from_the_side_under_test
+  pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings
   expired_leases_return_exactly_the_unstored_pairs
   leases_survive_a_new_store_and_extend
   runs_move_through_their_statuses

@@ -258,6 +258,11 @@ static void a_values_study_hears_at_submit_what_it_cannot_separate_and_its_repor
     CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c0, "estimable")));
     CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(c0, "pawns")));
     CHECK(cJSON_GetObjectItemCaseSensitive(vals, "lack_of_fit") != NULL);
+    CHECK(strstr(cJSON_GetObjectItemCaseSensitive(vals, "unit")->valuestring, "one start pawn") != NULL);
+    /* every game's ending, with its share */
+    const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.json, "endings"), 0);
+    CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e0, "end")));
+    CHECK(cJSON_GetObjectItemCaseSensitive(e0, "share")->valuedouble > 0.0);
     fx_res_free(&r);
 }
 
@@ -631,8 +636,9 @@ static const check_case_t CASES[] = {
     CASE(every_read_endpoint_answers),
     CASE(writing_needs_an_admin_token),
     CASE(a_submitted_run_is_picked_up_and_can_be_stopped),
-    CASE(a_values_study_hears_at_submit_what_it_cannot_separate_and_its_report_leads_with_contrasts),
     CASE(reports_carry_the_statistics_of_their_kind),
+    /* after the case above: the runs it submits would join /api/values */
+    CASE(a_values_study_hears_at_submit_what_it_cannot_separate_and_its_report_leads_with_contrasts),
     CASE(run_workers_break_a_run_down_and_single_out_the_odd_worker),
     CASE(pgn_uploads_are_checked_and_served_back),
     CASE(hostile_requests_get_4xx_and_never_crash),

@@ -781,6 +781,53 @@ static void imbalance_games_are_counted_from_the_side_under_test(void)
     store_destroy(&st);
 }
 
+static void pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, STORE_RUN_VALUES, 1000);
+    static const char *const FENS[4] = {
+        "rnabqkbcnr/pppppppppp/10/10/10/10/PP1PPPPPPP/RNABQKBCNR w KQkq - 0 1", /* White's c-pawn */
+        "rnabqkbcnr/ppppppppp1/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1", /* Black's j-pawn */
+        "rnabqkbcnr/pppppppppp/10/10/10/10/1PP1PPPPPP/RNABQKBCNR w KQkq - 0 1", /* two pawns */
+        "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKB1NR w KQkq - 0 1", /* no pawn */
+    };
+    static const int WANT[4] = { 3, 10, 0, 0 };
+    store_pair_t p[4];
+    for (int i = 0; i < 4; i++) {
+        p[i] = s_pair(i, NULL);
+        p[i].imbalance = "odds";
+        p[i].fen = FENS[i];
+    }
+    p[3].end[0] = "adjudication_resign";
+    CHECK(store_insert_pairs(st, run, p, 4, NULL, NULL) == 0);
+    store_pair_type_t *t;
+    size_t n;
+    CHECK(store_pair_types(st, run, 1, &t, &n) == 0);
+    CHECK_EQ_INT(n, 4); /* each pair has other results, so a kind of its own */
+    int seen = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++) {
+            const int *r = (const int[2]) { p[k].result[0], p[k].result[1] };
+            if (t[i].result[0] == r[0] && t[i].result[1] == r[1]) {
+                CHECK_MSG(t[i].stratum == WANT[k], "pair %d: stratum %d", k, t[i].stratum);
+                seen |= 1 << k;
+            }
+        }
+    CHECK_EQ_INT(seen, 15);
+    free(t);
+    store_ending_t *e;
+    CHECK(store_run_endings(st, run, &e, &n) == 0);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_STR(e[0].end, "adjudication_draw");
+    CHECK_EQ_INT(e[0].games, 4);
+    CHECK_EQ_STR(e[1].end, "checkmate");
+    CHECK_EQ_INT(e[1].games, 3);
+    CHECK_EQ_STR(e[2].end, "adjudication_resign");
+    CHECK_EQ_INT(e[2].games, 1);
+    free(e);
+    store_destroy(&st);
+}
+
 /* ---- leases ---------------------------------------------------------------- */
 
 static void expired_leases_return_exactly_the_unstored_pairs(void)
@@ -1282,6 +1329,7 @@ static const check_case_t CASES[] = {
     CASE(racing_stores_count_each_pair_once),
     CASE(stored_pairs_come_back_as_ranges),
     CASE(imbalance_games_are_counted_from_the_side_under_test),
+    CASE(pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings),
     CASE(expired_leases_return_exactly_the_unstored_pairs),
     CASE(leases_survive_a_new_store_and_extend),
     CASE(runs_move_through_their_statuses),

@@ -424,6 +424,9 @@ static void lack_of_fit_sees_a_pawn_worth_more_on_some_files(void)
         char text[8192];
         CHECK_EQ_INT(stats_values_format(v, text, sizeof text), 0);
         CHECK(strstr(text, "-P@a ") && strstr(text, "-P@j ") && strstr(text, "Lack of fit over"));
+        /* 2,000 pawn-odds pairs, the file turning with each: 400 games a file */
+        CHECK(strstr(text, "Unit: the pawn: the logit effect of one start pawn") &&
+              strstr(text, "(games): a 400 b 400 c 400 d 400 e 400 f 400 g 400 h 400 i 400 j 400\n"));
         stats_values_destroy(&v);
     }
 }
