@@ -111,5 +111,6 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a);
 /* The long usage text of capa match. */
 const char *cmd_match_usage(void);
 int cmd_plan(const cli_opts_t *o, const cli_args_t *a);
+int cmd_compare(const cli_opts_t *o, const cli_args_t *a);
 
 #endif

@@ -17,6 +17,8 @@ static const char USAGE[] =
     "  stop ID                   stop a run (admin token)\n"
     "  pgn ID                    the run's games as PGN on stdout\n"
     "  values                    current piece-value estimates\n"
+    "  compare ID1 ID2           how far each contrast of values run ID1 moved in ID2\n"
+    "                            (shift in Elo with its 95% interval, within noise or not)\n"
     "  workers [ID]              workers, live or not, with speed and contributor; with a\n"
     "                            run id: its workers' results and outlier test\n"
     "  contributors              contributors with CPU hours, games and pairs\n"
@@ -147,7 +149,7 @@ int main(int argc, char **argv)
         { "values", cmd_values },   { "workers", cmd_workers_or_run },
         { "contributors", cmd_contributors }, { "contributor", cmd_contributor },
         { "sprt", cmd_sprt },       { "match", cmd_match },
-        { "plan", cmd_plan },
+        { "plan", cmd_plan },       { "compare", cmd_compare },
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (strcmp(command, CMDS[i].name) == 0)

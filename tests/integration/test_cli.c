@@ -285,6 +285,42 @@ static void the_study_planner_works_offline(void)
     remove(path);
 }
 
+static void compare_shows_how_far_each_contrast_moved(void)
+{
+    static const char DOC[] =
+        "{\"kind\":\"values\",\"name\":\"ac\",\"game\":{\"nodes\":1000},\"params\":{},"
+        "\"pairs_per_imbalance\":400,\"imbalances\":[{\"name\":\"A vs C\",\"side\":\"A\","
+        "\"other\":\"C\"},{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\"}]}";
+    static const char *const names[] = { "A vs C", "pawn odds" }, *sides[] = { "A", "" },
+                      *others[] = { "C", "P" };
+    int64_t r1 = fx_submit(DOC), r2 = fx_submit(DOC);
+    CHECK(r1 > 0 && r2 > 0);
+    CHECK(fx_fill(r1, 0, 400, names, sides, others, 2, 0) == 0);
+    CHECK(fx_fill(r2, 0, 400, names, sides, others, 2, 0) == 0);
+    char args[128];
+    snprintf(args, sizeof args, "--json compare %lld %lld", (long long) r1, (long long) r2);
+    cJSON *j = s_json_of(args, 0);
+    const cJSON *sh = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "shifts"), 0);
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(sh, "name")->valuestring, "A-C");
+    double d = cJSON_GetObjectItemCaseSensitive(sh, "shift_elo")->valuedouble;
+    CHECK_NEAR(d, cJSON_GetObjectItemCaseSensitive(sh, "elo2")->valuedouble -
+                      cJSON_GetObjectItemCaseSensitive(sh, "elo1")->valuedouble, 1e-9);
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(sh, "shift_ci95");
+    double lo = cJSON_GetArrayItem(ci, 0)->valuedouble, hi = cJSON_GetArrayItem(ci, 1)->valuedouble;
+    CHECK(lo < d && d < hi);
+    CHECK(cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(sh, "within_noise")));
+    CHECK_EQ_INT(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sh, "within_noise")), lo <= 0 && 0 <= hi);
+    cJSON_Delete(j);
+    snprintf(args, sizeof args, "compare %lld %lld", (long long) r1, (long long) r2);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "A-C") && strstr(s_out, "shift = run 2 - run 1"));
+    /* an sprt run has no fit to compare; two ids are needed */
+    snprintf(args, sizeof args, "compare %lld %lld", (long long) r1, (long long) s_run);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);
+    snprintf(args, sizeof args, "compare %lld", (long long) r1);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 1);
+}
+
 static const check_case_t CASES[] = {
     CASE(lists_and_reports_print_tables_and_parsable_json),
     CASE(submit_and_stop_need_the_admin_token_and_say_so_in_the_exit_code),
@@ -295,6 +331,7 @@ static const check_case_t CASES[] = {
     CASE(watch_follows_a_run_to_its_end),
     CASE(the_sprt_calculator_works_offline),
     CASE(the_study_planner_works_offline),
+    CASE(compare_shows_how_far_each_contrast_moved),
     { 0 },
 };
 
