@@ -126,6 +126,90 @@ static int s_load_leases(coord_t *self, char *err, size_t errlen)
     return 0;
 }
 
+/* The start-up steps that need the database, in order. Until the last is
+ * done every message is answered INTERNAL: nothing is handed out or
+ * verified before the flagged workers are known. */
+enum { START_MIGRATE, START_FLAGGED, START_WRITER, START_LEASES, START_RUNS, START_DONE };
+static const char *const s_start_names[] = { "migrations", "flagged workers",
+                                             "writer connection", "active leases", "runs" };
+
+static int s_start_step(coord_t *self, char *err, size_t errlen)
+{
+    int rc = 0;
+    int applied = 0;
+    switch (self->start_step) {
+    case START_MIGRATE:
+        if ((rc = store_migrate(self->store, self->cfg.sql_dir, &applied)) < 0) {
+            capa_fail(err, errlen, rc, "migrations in %s: %s", self->cfg.sql_dir,
+                      store_last_error(self->store));
+            break;
+        }
+        if ((rc = bootstrap_from_config(self->store, &self->cfg, NULL, err, errlen)) < 0)
+            break;
+        LOG(LOG_INFO, "database ready (%d migrations applied from %s)", applied,
+            self->cfg.sql_dir);
+        break;
+    case START_FLAGGED:
+        if ((rc = coord_flagged_load(self)) < 0)
+            capa_fail(err, errlen, rc, "cannot read flagged workers: %s",
+                      store_last_error(self->store));
+        break;
+    case START_WRITER:
+        rc = coord_writer_new(self->cfg.db, &self->writer, err, errlen);
+        break;
+    case START_LEASES:
+        rc = s_load_leases(self, err, errlen);
+        break;
+    case START_RUNS:
+        if ((rc = coord_runs_refresh(self)) < 0)
+            capa_fail(err, errlen, rc, "cannot read runs: %s", store_last_error(self->store));
+        break;
+    default:
+        break;
+    }
+    return rc;
+}
+
+/* Runs the start-up steps that are due. A step that fails because the
+ * database is away is retried with backoff (0.25 s doubling to 8 s); the
+ * migrations failing twice with the database there (a changed migration, a
+ * bad bootstrap file) is fatal: the error is returned. */
+static int s_start(coord_t *self, char *err, size_t errlen)
+{
+    while (self->start_step < START_DONE) {
+        if (coord_now_ms() < self->start_retry_ms)
+            return 0;
+        int rc = s_start_step(self, err, errlen);
+        if (rc == 0) {
+            self->start_step++;
+            self->start_delay_ms = 0;
+            continue;
+        }
+        /* Twice with the database there: not an outage. */
+        if (self->start_step == START_MIGRATE && store_ping(self->store) == 0 &&
+            self->start_healthy_fails++ > 0)
+            return rc;
+        self->start_delay_ms = self->start_delay_ms ? self->start_delay_ms * 2 : 250;
+        if (self->start_delay_ms > 8000)
+            self->start_delay_ms = 8000;
+        self->start_retry_ms = coord_now_ms() + self->start_delay_ms;
+        LOG(LOG_WARN, "starting: waiting for the database (%s: %s); retrying in %d ms, "
+            "workers get INTERNAL meanwhile", s_start_names[self->start_step], err,
+            self->start_delay_ms);
+        return 0;
+    }
+    if (!self->ready) {
+        self->ready = true;
+        int64_t now = coord_now_ms();
+        self->next_cron_ms = now;
+        self->next_refresh_ms = now + self->cfg.refresh_ms;
+        self->next_seen_ms = now + 30000;
+        self->next_outlier_ms = now + (int64_t) self->cfg.outlier_seconds * 1000;
+        LOG(LOG_INFO, "ready: serving workers on %s", self->endpoint);
+    }
+    return 0;
+}
+
 int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t errlen)
 {
     *self_p = NULL;
@@ -143,17 +227,13 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
     int rc = coord_config_find_sql(&self->cfg, err, errlen);
     if (rc == 0 && !self->cfg.db[0])
         rc = capa_fail(err, errlen, CAPA_EINVAL, "no database: give --db CONNINFO or CAPA_DB");
+    /* The first connection waits db_wait_seconds (a wrong address shows);
+     * after it, the database may come and go at any moment. */
     if (rc == 0)
         rc = s_connect(self, err, errlen);
-    int applied = 0;
-    if (rc == 0 && (rc = store_migrate(self->store, self->cfg.sql_dir, &applied)) < 0)
-        capa_fail(err, errlen, rc, "migrations in %s: %s", self->cfg.sql_dir,
-                  store_last_error(self->store));
     if (rc == 0)
-        rc = bootstrap_from_config(self->store, &self->cfg, NULL, err, errlen);
+        rc = s_bind(self, err, errlen);
     if (rc == 0) {
-        LOG(LOG_INFO, "database ready (%d migrations applied from %s)", applied,
-            self->cfg.sql_dir);
         self->bench = cfg->bench;
         if (self->bench == 0) {
             uint64_t nodes = 0;
@@ -178,25 +258,11 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
                 self->cfg.verify_rate);
     }
     if (rc == 0)
-        coord_flagged_load(self);   /* flagged before a restart: no tasks, no verifying */
-    if (rc == 0)
-        rc = coord_writer_new(self->cfg.db, &self->writer, err, errlen);
-    if (rc == 0)
-        rc = s_bind(self, err, errlen);
-    if (rc == 0)
-        rc = s_load_leases(self, err, errlen);
-    if (rc == 0 && coord_runs_refresh(self) < 0)
-        rc = capa_fail(err, errlen, CAPA_EDB, "cannot read runs: %s",
-                       store_last_error(self->store));
+        rc = s_start(self, err, errlen);   /* usually all done here; else in coord_serve */
     if (rc < 0) {
         coord_destroy(&self);
         return rc;
     }
-    int64_t now = coord_now_ms();
-    self->next_cron_ms = now;
-    self->next_refresh_ms = now + self->cfg.refresh_ms;
-    self->next_seen_ms = now + 30000;
-    self->next_outlier_ms = now + (int64_t) self->cfg.outlier_seconds * 1000;
     LOG(LOG_INFO, "listening on %s (heartbeat %d ms x %d, lease %d s)", self->endpoint,
         self->cfg.heartbeat_ms, self->cfg.liveness, self->cfg.lease_seconds);
     *self_p = self;
@@ -208,7 +274,7 @@ void coord_destroy(coord_t **self_p)
     if (!self_p || !*self_p)
         return;
     coord_t *self = *self_p;
-    if (self->router)
+    if (self->router && self->writer)
         coord_writer_drain(self);   /* its ACKs go out before the BYEs */
     coord_writer_destroy(&self->writer);
     coord_turn_free(&self->results_wait);
@@ -474,10 +540,35 @@ static void s_writer_turn(coord_t *self, bool wait)
     }
 }
 
+/* While starting: every message gets INTERNAL (the worker resends later). */
+static void s_starting(coord_t *self, volatile sig_atomic_t *stop)
+{
+    for (int i = 0; i < COORD_DRAIN_MAX && !*stop; i++) {
+        coord_turn_t turn = { 0 };
+        if (!s_recv_one(self, &turn))
+            break;
+        coord_turn_free(&turn);
+    }
+}
+
 int coord_serve(coord_t *self, volatile sig_atomic_t *stop)
 {
     while (!*stop) {
         int64_t now = coord_now_ms();
+        if (!self->ready) {
+            char err[1024];
+            if (s_start(self, err, sizeof err) < 0) {
+                LOG(LOG_ERROR, "%s", err);
+                return CAPA_EDB;
+            }
+            if (!self->ready) {
+                zmq_pollitem_t item = { self->router, 0, ZMQ_POLLIN, 0 };
+                long wait = (long) (self->start_retry_ms - coord_now_ms());
+                if (zmq_poll(&item, 1, wait < 0 ? 0 : wait) > 0)
+                    s_starting(self, stop);
+                continue;
+            }
+        }
         long timeout = (long) (self->next_cron_ms - now);
         if (timeout < 0)
             timeout = 0;
@@ -513,7 +604,7 @@ int coord_serve(coord_t *self, volatile sig_atomic_t *stop)
         }
     }
     /* Flush: what was accepted is stored and ACKed before we go. */
-    while (coord_writer_busy(self->writer) || self->results_wait.n)
+    while (self->writer && (coord_writer_busy(self->writer) || self->results_wait.n))
         s_writer_turn(self, true);
     LOG(LOG_INFO, "stopping: %llu messages handled, %llu refused",
         (unsigned long long) self->msgs_in, (unsigned long long) self->msgs_bad);

@@ -150,6 +150,13 @@ struct coord_s {
     size_t session_cap, session_count;
     uint64_t session_serial;
     uint64_t seq;                   /* orders REQUESTs and the leases made for them */
+    /* start-up steps that need the database (coord.c): until ready, every
+     * message is answered INTERNAL */
+    int start_step;
+    int start_delay_ms;
+    int start_healthy_fails;
+    int64_t start_retry_ms;
+    bool ready;
     int64_t next_orphan_ms;
     /* leases: chained hash on task id */
     coord_lease_t **leases;
@@ -243,7 +250,7 @@ void coord_outliers_check(coord_t *self);
 int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason);
 /* Reads the workers flagged before this start (they get no tasks, verify
  * nothing and do not count as witnesses). */
-void coord_flagged_load(coord_t *self);
+int coord_flagged_load(coord_t *self);
 bool coord_worker_is_flagged(const coord_t *self, const char *worker_id);
 
 /* coord_spsa.c */

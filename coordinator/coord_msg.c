@@ -241,6 +241,14 @@ void coord_handle(coord_t *self, coord_turn_t *turn, const uint8_t *rid, size_t 
         proto_msg_free(&msg);
         return;
     }
+    if (!self->ready) {   /* still starting: the database steps are not done */
+        coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, msg.type,
+                         msg.type == PROTO_RESULT ? msg.u.result.task_id : -1,
+                         msg.type == PROTO_RESULT ? msg.u.result.batch : -1,
+                         "the coordinator is starting (waiting for the database); try again");
+        proto_msg_free(&msg);
+        return;
+    }
     if (msg.type == PROTO_HELLO) {
         if (coord_turn_add(turn, rid, rid_len, req_style, NULL, &msg) < 0)
             coord_send_error(self, rid, rid_len, req_style, PROTO_INTERNAL, PROTO_HELLO, -1, -1,

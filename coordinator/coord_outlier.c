@@ -40,20 +40,21 @@ static void s_flagged_add(coord_t *self, const char *worker_id)
     snprintf(self->flagged[self->nflagged++], PROTO_ID_MAX, "%s", worker_id);
 }
 
-void coord_flagged_load(coord_t *self)
+int coord_flagged_load(coord_t *self)
 {
     store_worker_t *list = NULL;
     size_t n = 0;
-    if (store_worker_list(self->store, 0, &list, &n) < 0) {
-        LOG(LOG_WARN, "cannot read flagged workers: %s", store_last_error(self->store));
-        return;
-    }
+    int rc = store_worker_list(self->store, 0, &list, &n);
+    if (rc < 0)
+        return rc;
+    self->nflagged = 0;
     for (size_t i = 0; i < n; i++)
         if (list[i].flagged)
             s_flagged_add(self, list[i].id);
     store_worker_list_free(&list, n);
     if (self->nflagged)
         LOG(LOG_INFO, "%zu flagged workers: no tasks for them", self->nflagged);
+    return 0;
 }
 
 int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason)

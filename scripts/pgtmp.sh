@@ -7,6 +7,8 @@
 #                                  is not running, wait until it accepts
 #                                  connections, print its libpq conninfo
 #   scripts/pgtmp.sh stop    DIR   stop it (fast mode); harmless if stopped
+#   scripts/pgtmp.sh crash   DIR   stop it in immediate mode (no checkpoint, every
+#                                  connection cut: what a crash looks like)
 #   scripts/pgtmp.sh restart DIR   stop then start; prints the conninfo
 #   scripts/pgtmp.sh status  DIR   prints "running" (exit 0) or "stopped" (exit 3)
 #   scripts/pgtmp.sh url     DIR   prints the conninfo (running or not)
@@ -32,7 +34,7 @@ set -euo pipefail
 die() { echo "pgtmp: $*" >&2; exit 1; }
 
 usage() {
-  echo "usage: $0 start|stop|restart|status|url|destroy DIR" >&2
+  echo "usage: $0 start|stop|crash|restart|status|url|destroy DIR" >&2
   exit 2
 }
 
@@ -212,7 +214,7 @@ do_start() {
 do_stop() {
   resolve_links
   if is_running; then
-    pg "$bindir/pg_ctl" stop -D "$datadir" -m fast -w -t "$timeout" >/dev/null \
+    pg "$bindir/pg_ctl" stop -D "$datadir" -m "${1:-fast}" -w -t "$timeout" >/dev/null \
       || die "the server in $datadir did not stop"
   fi
 }
@@ -220,7 +222,8 @@ do_stop() {
 bindir=$(find_bindir)
 
 # One command at a time per cluster (two tests starting the same cluster).
-if [ "$cmd" = start ] || [ "$cmd" = stop ] || [ "$cmd" = restart ] || [ "$cmd" = destroy ]; then
+if [ "$cmd" = start ] || [ "$cmd" = stop ] || [ "$cmd" = crash ] || [ "$cmd" = restart ] \
+   || [ "$cmd" = destroy ]; then
   mkdir -p "$dir"
   exec 9>"$dir/.pgtmp.lock"
   flock -w "$timeout" 9 || die "$dir is locked by another pgtmp.sh"
@@ -229,6 +232,7 @@ fi
 case "$cmd" in
   start) do_start ;;
   stop) do_stop ;;
+  crash) do_stop immediate ;;
   restart) do_stop; do_start ;;
   status)
     resolve_links

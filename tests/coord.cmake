@@ -20,6 +20,7 @@ if(TARGET capa-coordinator)
     a_silent_worker_is_declared_dead_and_its_pairs_return
     a_worker_that_no_longer_plays_a_task_gives_its_pairs_back_at_once
     a_restored_lease_whose_worker_never_returns_ends_after_the_liveness_window
+    a_flagged_worker_gets_no_task_even_if_the_flag_list_was_unreadable_at_start
     a_killed_coordinator_restarts_without_losing_an_acknowledged_pair
     hostile_messages_get_the_documented_errors_and_the_coordinator_keeps_serving
     an_sprt_run_stops_itself_when_the_llr_crosses_a_bound

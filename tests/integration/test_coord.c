@@ -507,6 +507,57 @@ static void a_restored_lease_whose_worker_never_returns_ends_after_the_liveness_
     coord_fx_down(&fx);
 }
 
+/* Issue 16: the flagged workers are read before anything is served. Here
+ * their read fails at start (the column is renamed away for a moment): the
+ * coordinator waits and retries, answering INTERNAL, instead of serving a
+ * flagged worker as if nobody were flagged. */
+static void a_flagged_worker_gets_no_task_even_if_the_flag_list_was_unreadable_at_start(void)
+{
+    static const char *const extra[] = { "--task-seconds", "1", NULL };
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_flagread", extra) == 0);
+    s_submit(&fx, SPRT_DOC(20));
+    coord_client_t *liar = s_client(&fx, "w-flagged");
+    coord_client_destroy(&liar);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "WITH u AS (UPDATE workers SET flagged = true, flag_reason = "
+                                   "'test' WHERE id = 'w-flagged' RETURNING 1) "
+                                   "SELECT count(*) FROM u"), 1);
+    CHECK_EQ_INT(coord_proc_stop(&fx.proc, SIGKILL), 128 + SIGKILL);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "ALTER TABLE workers RENAME COLUMN flagged TO flagged_away; "
+                                   "SELECT 1"), 1);
+    CHECK(coord_proc_restart(&fx.proc, fx.ci, extra, fx.name) == 0);
+    /* Meanwhile: INTERNAL, not a WELCOME. */
+    coord_client_t *c = coord_client_new(fx.proc.endpoint);
+    proto_msg_t m;
+    CHECK(coord_client_hello(c, fx.token, "w-flagged", 4242, &m) == 0);
+    CHECK_MSG(m.type == PROTO_ERROR && m.u.error.code == PROTO_INTERNAL, "got %s %s",
+              proto_type_name(m.type), m.type == PROTO_ERROR ? m.u.error.text : "");
+    proto_msg_free(&m);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "ALTER TABLE workers RENAME COLUMN flagged_away TO flagged; "
+                                   "SELECT 1"), 1);
+    bool welcome = false;
+    for (int i = 0; i < 100 && !welcome; i++) {
+        CHECK(coord_client_hello(c, fx.token, "w-flagged", 4242, &m) == 0);
+        welcome = m.type == PROTO_WELCOME;
+        proto_msg_free(&m);
+        if (!welcome)
+            usleep(100 * 1000);
+    }
+    CHECK(welcome);
+    CHECK(coord_client_request(c, 1, &m) == 0);
+    CHECK_MSG(m.type == PROTO_NO_TASK && strstr(m.u.no_task.reason, "flagged"), "got %s",
+              proto_type_name(m.type));
+    proto_msg_free(&m);
+    /* An honest worker is served. */
+    coord_client_t *d = s_client(&fx, "w-honest");
+    proto_msg_t tm;
+    s_task(d, 1, &tm);
+    proto_msg_free(&tm);
+    coord_client_destroy(&d);
+    coord_client_destroy(&c);
+    coord_fx_down(&fx);
+}
+
 static void a_killed_coordinator_restarts_without_losing_an_acknowledged_pair(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
@@ -1192,6 +1243,7 @@ static const check_case_t CASES[] = {
     CASE(a_silent_worker_is_declared_dead_and_its_pairs_return),
     CASE(a_worker_that_no_longer_plays_a_task_gives_its_pairs_back_at_once),
     CASE(a_restored_lease_whose_worker_never_returns_ends_after_the_liveness_window),
+    CASE(a_flagged_worker_gets_no_task_even_if_the_flag_list_was_unreadable_at_start),
     CASE(a_killed_coordinator_restarts_without_losing_an_acknowledged_pair),
     CASE(hostile_messages_get_the_documented_errors_and_the_coordinator_keeps_serving),
     CASE(an_sprt_run_stops_itself_when_the_llr_crosses_a_bound),
