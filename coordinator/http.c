@@ -460,6 +460,39 @@ static bool s_is_pgn_upload(const char *url)
     return strncmp(url, "/api/tasks/", 11) == 0 && n > 4 && strcmp(url + n - 4, "/pgn") == 0;
 }
 
+static int s_hex(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* True when the raw request target holds a control byte (C0 or DEL), as is
+ * or percent-encoded: libmicrohttpd would unescape %00 and cut the path or
+ * the argument there (`/api/runs/1%00/../x` read as `/api/runs/1`). */
+static bool s_uri_has_control(const char *uri)
+{
+    for (const char *p = uri; *p; p++) {
+        unsigned char c = (unsigned char) *p;
+        if (c == '%' && s_hex(p[1]) >= 0 && s_hex(p[2]) >= 0)
+            c = (unsigned char) (s_hex(p[1]) * 16 + s_hex(p[2]));
+        if (c < 0x20 || c == 0x7f)
+            return true;
+    }
+    return false;
+}
+
+/* Sees the request target before it is unescaped: the request starts here. */
+static void *s_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void) conn;
+    http_req_t *req = calloc(1, sizeof *req);
+    if (req) {
+        req->srv = cls;
+        req->bad_uri = s_uri_has_control(uri);
+    }
+    return req;
+}
+
 static enum MHD_Result s_access(void *cls, struct MHD_Connection *conn, const char *url,
                                 const char *method, const char *version,
                                 const char *upload_data, size_t *upload_data_size,
@@ -468,9 +501,8 @@ static enum MHD_Result s_access(void *cls, struct MHD_Connection *conn, const ch
     (void) version;
     http_server_t *srv = cls;
     http_req_t *req = *con_cls;
-    if (!req) {
-        req = calloc(1, sizeof *req);
-        if (!req)
+    if (!req || !req->conn) {
+        if (!req && !(req = calloc(1, sizeof *req)))
             return MHD_NO;
         req->srv = srv;
         req->conn = conn;
@@ -478,6 +510,12 @@ static enum MHD_Result s_access(void *cls, struct MHD_Connection *conn, const ch
         req->path = url;
         req->body_limit = s_is_pgn_upload(url) ? HTTP_PGN_MAX : HTTP_JSON_MAX;
         *con_cls = req;
+        if (req->bad_uri) {
+            req->too_big = true;   /* its body, if any, is dropped */
+            return (enum MHD_Result) http_reply_error(
+                req, 400, "bad_request", "the path or a query argument holds a NUL or another "
+                "control character");
+        }
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                                      MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl) {
@@ -578,6 +616,7 @@ int http_start(const http_config_t *cfg, http_server_t **srv_p, char *err, size_
         flags |= MHD_USE_IPv6;
     srv->daemon = MHD_start_daemon(flags, (uint16_t) cfg->port, NULL, NULL, s_access, srv,
                                    MHD_OPTION_NOTIFY_COMPLETED, s_completed, srv,
+                                   MHD_OPTION_URI_LOG_CALLBACK, s_uri_log, srv,
                                    MHD_OPTION_CONNECTION_LIMIT, (unsigned) HTTP_CONNECTIONS_MAX,
                                    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                                    (unsigned) HTTP_CONNECTIONS_MAX / 2,

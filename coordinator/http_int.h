@@ -43,6 +43,7 @@ typedef struct {
     char *body;               /* heap, NUL-terminated */
     size_t body_len, body_cap, body_limit;
     bool too_big;
+    bool bad_uri;             /* a control byte in the raw path or query: 400 */
     bool replied;             /* a response is queued */
     store_t *st;              /* borrowed from the pool by http_db */
     bool db_failed;           /* the borrowed connection failed: close it */

@@ -462,6 +462,30 @@ static void pgn_uploads_are_checked_and_served_back(void)
     s_expect("POST", path, g_fx.alice, "[Event \"plain\"]\n\n1. a3 *\n", 200, NULL);
 }
 
+
+/* Issue 16: libmicrohttpd unescapes %00 and the path or argument ends there
+ * (`/api/runs/1%00/../x` was answered as `/api/runs/1`). A NUL or another
+ * control byte, raw or escaped, in the path or a query argument is 400. */
+static void control_bytes_in_a_path_or_argument_get_400(void)
+{
+    /* Sent as they are (a client library would resolve the dot segments). */
+    const char *bad[] = { "/api/runs/1%00/../x", "/api/runs?kind=values%00sprt",
+                          "/api/runs?kind=values%0Asprt", "/api/runs/1%7f", "/api/status%1b",
+                          "/runs%00.html", "/api/runs?status=%09running",
+                          "/api/runs?kind=val\x01ues" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char req[256], reply[4096];
+        int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                         bad[i]);
+        CHECK(fx_raw(req, (size_t) n, reply, sizeof reply) > 0);
+        CHECK_MSG(strncmp(reply, "HTTP/1.1 400", 12) == 0, "GET %s: %.60s", bad[i], reply);
+        CHECK_MSG(i == 7 || strstr(reply, "bad_request") != NULL, "GET %s: %.300s", bad[i], reply);
+    }
+    /* The same requests without them are served. */
+    s_expect("GET", "/api/runs?kind=values", NULL, NULL, 200, NULL);
+    s_expect("GET", "/api/status", NULL, NULL, 200, NULL);
+}
+
 static void hostile_requests_get_4xx_and_never_crash(void)
 {
     /* Bodies: too large (declared and chunked), not JSON, empty. */
@@ -642,6 +666,7 @@ static const check_case_t CASES[] = {
     CASE(run_workers_break_a_run_down_and_single_out_the_odd_worker),
     CASE(pgn_uploads_are_checked_and_served_back),
     CASE(hostile_requests_get_4xx_and_never_crash),
+    CASE(control_bytes_in_a_path_or_argument_get_400),
     CASE(health_is_503_and_reads_fail_cleanly_without_a_database),
     CASE(reads_can_be_closed_by_config),
     { 0 },
