@@ -105,6 +105,31 @@ static int s_bind(coord_t *self, char *err, size_t errlen)
     return 0;
 }
 
+int64_t coord_seen_period_ms(const coord_t *self)
+{
+    int64_t half = (int64_t) self->cfg.heartbeat_ms * self->cfg.liveness / 2;
+    return half < 30000 ? (half < 1000 ? 1000 : half) : 30000;
+}
+
+/* When a restored lease's worker counts as unheard from (monotonic): a
+ * worker still alive says HELLO within a heartbeat or two of our start, so
+ * it gets the whole window heartbeat x liveness from now; but one silent
+ * since before the restart (by its last_seen, written every
+ * coord_seen_period_ms while it was connected) has used up that part of the
+ * window already, down to one heartbeat. Otherwise a coordinator restarted
+ * more often than the window would keep a dead worker's leases for ever. */
+static int64_t s_orphan_since(const coord_t *self, const store_worker_t *w, int64_t now)
+{
+    int64_t limit = (int64_t) self->cfg.heartbeat_ms * self->cfg.liveness;
+    if (!w || w->last_seen_ms <= 0)
+        return now;
+    int64_t silent = coord_wall_ms() - w->last_seen_ms - coord_seen_period_ms(self);
+    if (silent <= 0)
+        return now;
+    int64_t used = limit - self->cfg.heartbeat_ms;
+    return now - (silent < used ? silent : used);
+}
+
 static int s_load_leases(coord_t *self, char *err, size_t errlen)
 {
     store_task_t *tasks = NULL;
@@ -112,14 +137,27 @@ static int s_load_leases(coord_t *self, char *err, size_t errlen)
     if (store_task_list_active(self->store, &tasks, &n) < 0)
         return capa_fail(err, errlen, CAPA_EDB, "cannot read active leases: %s",
                          store_last_error(self->store));
+    store_worker_t *workers = NULL;
+    size_t nw = 0;
+    if (n && store_worker_list(self->store, 0, &workers, &nw) < 0) {
+        free(tasks);
+        return capa_fail(err, errlen, CAPA_EDB, "cannot read workers: %s",
+                         store_last_error(self->store));
+    }
+    int64_t now = coord_now_ms();
     for (size_t i = 0; i < n; i++) {
-        /* Its worker has heartbeat x liveness from now to say HELLO. */
+        const store_worker_t *w = NULL;
+        for (size_t k = 0; k < nw && !w; k++)
+            if (strcmp(workers[k].id, tasks[i].worker_id) == 0)
+                w = &workers[k];
         coord_lease_t l = { .task_id = tasks[i].id, .run_id = tasks[i].run_id,
                             .first = tasks[i].first_pair, .last = tasks[i].last_pair,
-                            .expires_ms = tasks[i].expires_at_ms, .orphan_ms = coord_now_ms() };
+                            .expires_ms = tasks[i].expires_at_ms,
+                            .orphan_ms = s_orphan_since(self, w, now) };
         snprintf(l.worker_id, sizeof l.worker_id, "%s", tasks[i].worker_id);
         coord_lease_add(self, &l);
     }
+    store_worker_list_free(&workers, nw);
     free(tasks);
     if (n)
         LOG(LOG_INFO, "%zu active leases restored from the database", n);
@@ -203,7 +241,7 @@ static int s_start(coord_t *self, char *err, size_t errlen)
         int64_t now = coord_now_ms();
         self->next_cron_ms = now;
         self->next_refresh_ms = now + self->cfg.refresh_ms;
-        self->next_seen_ms = now + 30000;
+        self->next_seen_ms = now;
         self->next_outlier_ms = now + (int64_t) self->cfg.outlier_seconds * 1000;
         LOG(LOG_INFO, "ready: serving workers on %s", self->endpoint);
     }
@@ -448,15 +486,17 @@ int coord_cron(coord_t *self)
     for (coord_run_t *r = self->runs; r; r = r->next)
         coord_run_check(self, r, false);
     if (now >= self->next_seen_ms) {
-        /* last_seen of every connected worker, in one transaction. */
-        self->next_seen_ms = now + 30000;
-        bool tx = store_begin(self->store) == 0;
-        int rc = 0;
-        for (size_t i = 0; i < self->session_cap && rc == 0; i++)
+        /* last_seen of every connected worker, in one statement. */
+        self->next_seen_ms = now + coord_seen_period_ms(self);
+        const char **ids = self->session_count ? malloc(self->session_count * sizeof *ids) : NULL;
+        size_t nids = 0;
+        for (size_t i = 0; ids && i < self->session_cap && nids < self->session_count; i++)
             if (self->sessions[i].used)
-                rc = store_worker_seen(self->store, self->sessions[i].worker_id);
-        if (tx && (rc < 0 || store_commit(self->store) < 0))
-            store_rollback(self->store);
+                ids[nids++] = self->sessions[i].worker_id;
+        if (nids && store_bulk_workers_seen(self->store, ids, nids) < 0)
+            LOG(LOG_WARN, "cannot update last_seen of %zu workers: %s", nids,
+                store_last_error(self->store));
+        free(ids);
     }
     if (now >= self->next_stats_ms) {
         if (self->st_turns) {

@@ -184,6 +184,9 @@ struct coord_s {
 
 
 int64_t coord_now_ms(void);         /* monotonic */
+/* How often the connected workers' last_seen is written: half of heartbeat
+ * x liveness, 1..30 s (restored leases are judged by it after a restart). */
+int64_t coord_seen_period_ms(const coord_t *self);
 int64_t coord_wall_ms(void);        /* Unix epoch */
 
 /* coord_session.c */

@@ -159,6 +159,33 @@ int store_bulk_tasks_finish(store_t *store, const int64_t *ids, size_t n,
     return rc;
 }
 
+int store_bulk_workers_seen(store_t *store, const char *const *ids, size_t n)
+{
+    if (n == 0)
+        return 0;
+    s_buf_t b = { 0 };
+    s_add(&b, "{");
+    for (size_t i = 0; i < n; i++) {
+        /* Worker ids are [A-Za-z0-9._:-] (checked at HELLO): quoting suffices. */
+        s_add(&b, i ? ",\"" : "\"");
+        s_add(&b, ids[i]);
+        s_add(&b, "\"");
+    }
+    s_add(&b, "}");
+    if (b.oom) {
+        free(b.s);
+        return store_fail(store, CAPA_ENOMEM, "out of memory");
+    }
+    const char *params[] = { b.s };
+    PGresult *res = NULL;
+    int rc = s_exec_async(store, "workers seen",
+                          "UPDATE workers SET last_seen = now() WHERE id = ANY($1::text[])", 1,
+                          params, &res);
+    free(b.s);
+    PQclear(res);
+    return rc;
+}
+
 int store_bulk_revoked(store_t *store, const int64_t *ids, size_t n, int64_t **revoked_p,
                         size_t *n_out)
 {

@@ -31,6 +31,11 @@ int store_bulk_tasks_create(store_t *store, store_bulk_task_t *tasks, size_t n, 
 int store_bulk_tasks_finish(store_t *store, const int64_t *ids, size_t n,
                             store_range_t **ranges_p, size_t *n_out);
 
+/* Sets last_seen = now() for the workers ids[0..n) (one statement, one
+ * commit that does not wait for the disk flush: a lost update only makes a
+ * worker look silent a little longer). Ids unknown to the table are skipped. */
+int store_bulk_workers_seen(store_t *store, const char *const *ids, size_t n);
+
 /* Which of the contributor ids are revoked: *revoked_p gets a heap array
  * (free()) of those ids. */
 int store_bulk_revoked(store_t *store, const int64_t *ids, size_t n, int64_t **revoked_p,

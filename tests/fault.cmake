@@ -3,7 +3,9 @@
 # cut through an in-test TCP proxy, revoked tokens, an eavesdropper on CURVE.
 # Label "fault" (plus "integration" from capa_pg_add_test). The chaos case
 # runs its own private cluster (build/tests/fault_chaos_pg) and prints its
-# seed; CAPA_FAULT_SEED=<seed> replays the schedule.
+# seed; CAPA_FAULT_SEED=<seed> replays the schedule. The start-up crash case
+# places its PostgreSQL crash at random in the coordinator's first 10 s;
+# CAPA_FAULT_CRASH_MS=<ms> places it by hand.
 include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
 
 if(TARGET capa-coordinator AND TARGET capa-worker)
@@ -21,7 +23,8 @@ if(TARGET capa-coordinator AND TARGET capa-worker)
           an_eavesdropper_sees_the_token_only_without_curve
           a_lying_worker_is_caught_by_replays_and_its_pairs_excluded
           more_hostile_messages_get_their_errors_and_nothing_is_stored
-          a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlier)
+          a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlier
+          the_coordinator_survives_a_database_crash_during_its_start_up)
     # One at a time: they play real games on the two shared cores.
     capa_pg_add_test(NAME fault.${case_name} COMMAND test_fault ${case_name}
                      LABELS fault TIMEOUT 300)

@@ -177,13 +177,14 @@ export CAPA_HTTP_PORT=$http_port CAPA_ZMQ_PORT=$zmq_port CAPA_PUBLISH_ADDR=127.0
 # Short heartbeats: a worker is dead after 4 x 500 ms.
 export CAPA_HEARTBEAT_MS=500 CAPA_LIVENESS=4 CAPA_WORKER_GRACE_SECONDS=5 CAPA_WORKER_STOP_GRACE=20s
 # Small tasks and prompt results, so that the work spreads over the workers
-# and the failures below hit leases in flight.
+# and the failures below hit leases in flight. The lease keeps its default
+# (3600 s): a killed and restarted worker's leases come back through its
+# HELLO, not through the lease running out.
 cat >"$work/test.yaml" <<YAML
 services:
   coordinator:
     environment:
       CAPA_TASK_SECONDS: "4"
-      CAPA_LEASE_SECONDS: "120"
   worker:
     environment:
       CAPA_BATCH_PAIRS: "1"

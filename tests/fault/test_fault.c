@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "admin.h"
@@ -159,10 +160,65 @@ static void s_check_pairs(coord_fx_t *fx, int64_t run, long planned, const bool 
 
 /* ---- cases ---------------------------------------------------------------- */
 
+/* A worker's death, for the wait figures: worker i killed at wall-clock ms. */
+typedef struct {
+    int worker;
+    long long at_ms;
+} death_t;
+
+static long long s_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The longest wait of any pair of worker i's leases open at its death (and
+ * not stored by then) until it was handed out again (a later task with that
+ * pair number); pairs its restarted process resent from the spool are not
+ * handed out again and do not count. -1 if none; *n_out gets the pairs. */
+static long long s_wait_after_death(coord_fx_t *fx, int64_t run, const death_t *d, long *n_out)
+{
+    char sql[2048];
+    long long at = d->at_ms;
+    snprintf(sql, sizeof sql,
+             "SELECT coalesce(max(w), -1) * 100000 + count(*) FROM ("
+             " SELECT min(epoch_ms(t2.issued_at)) - %lld AS w"
+             " FROM tasks t JOIN workers k ON k.id = t.worker_id AND k.name = 'w%d'"
+             " CROSS JOIN LATERAL generate_series(t.first_pair, t.last_pair) AS g(n)"
+             " JOIN tasks t2 ON t2.run_id = t.run_id AND t2.id > t.id"
+             "  AND g.n BETWEEN t2.first_pair AND t2.last_pair AND epoch_ms(t2.issued_at) >= %lld"
+             " WHERE t.run_id = %lld AND epoch_ms(t.issued_at) <= %lld"
+             "  AND (t.ended_at IS NULL OR epoch_ms(t.ended_at) >= %lld)"
+             "  AND NOT EXISTS (SELECT 1 FROM pairs s WHERE s.run_id = t.run_id"
+             "   AND s.pair_no = g.n AND epoch_ms(s.stored_at) <= %lld)"
+             " GROUP BY t.id, g.n) x",
+             at, d->worker, at, (long long) run, at, at, at);
+    long long v = coord_fx_sql(fx, sql);
+    CHECK(v != -1);
+    *n_out = (long) (v % 100000);
+    return v / 100000 - (v < 0 ? 1 : 0);
+}
+
+/* The longest time from worker i's death until a lease it held then was
+ * ended by the coordinator (its pairs back in the pool); -1 if none was. */
+static long long s_return_after_death(coord_fx_t *fx, int64_t run, const death_t *d)
+{
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT coalesce(max(epoch_ms(t.ended_at)) - %lld, -1)"
+             " FROM tasks t JOIN workers k ON k.id = t.worker_id AND k.name = 'w%d'"
+             " WHERE t.run_id = %lld AND t.status = 'expired' AND epoch_ms(t.issued_at) <= %lld"
+             "  AND epoch_ms(t.ended_at) >= %lld",
+             d->at_ms, d->worker, (long long) run, d->at_ms, d->at_ms);
+    return coord_fx_sql(fx, sql);
+}
+
+/* At the coordinator's defaults (heartbeat 2500 ms x 4, lease 3600 s): a
+ * pair of a dead worker must come back within seconds, not the lease. */
 static void a_chaos_run_stores_exactly_the_planned_pairs(void)
 {
-    static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", "--heartbeat-ms",
-                                         "300", "--liveness", "3", "--lease-seconds", "30", NULL };
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", NULL };
     static coord_fx_t fx;
     uint64_t seed = (uint64_t) time(NULL) ^ (uint64_t) getpid();
     const char *env = getenv("CAPA_FAULT_SEED");
@@ -173,15 +229,21 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
     stats_rng_t rng;
     stats_rng_seed(&rng, seed);
     double t0 = s_now();
+    long long t0_ms = s_wall_ms();
     CHECK(coord_fx_up_own_cluster(&fx, "fault_chaos", extra) == 0);
     const long planned = 3 * 32;
     int64_t run = s_submit(&fx, VALUES_DOC(32, 3000));
     for (int i = 0; i < COORD_FX_WORKERS; i++)
         s_worker_start(&fx, i, fx.proc.endpoint, true);
     /* The chaos: up to 24 events at 0.3..1.5 s intervals while the run
-     * plays; the PostgreSQL restart comes at one of the first 8. */
-    int worker_kills = 0, coord_kills = 0, pg_restarts = 0, events = 0;
+     * plays; a PostgreSQL crash (immediate stop) comes at one of the first
+     * 8, a wiped worker (killed, restarted on an empty state folder: a new
+     * worker id, its old leases never claimed) at another. */
+    int worker_kills = 0, coord_kills = 0, pg_restarts = 0, wipes = 0, events = 0;
     int pg_event = (int) s_below(&rng, 8);
+    int wipe_event = (pg_event + 1 + (int) s_below(&rng, 7)) % 8;
+    death_t deaths[24];
+    int ndeaths = 0;
     char st[32];
     for (; events < 24; events++) {
         usleep((useconds_t) (300000 + s_below(&rng, 1200000)));
@@ -189,11 +251,20 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
             break;
         uint64_t dice = s_below(&rng, 100);
         if (events == pg_event) {
-            CHECK(coord_fx_cluster("stop", fx.own_cluster, NULL, 0) == 0);
+            printf("+%.1f s: PostgreSQL crash\n", s_now() - t0);
+            CHECK(coord_fx_cluster("crash", fx.own_cluster, NULL, 0) == 0);
             usleep((useconds_t) (500000 + s_below(&rng, 1500000)));
             CHECK(coord_fx_cluster("start", fx.own_cluster, NULL, 0) == 0);
             pg_restarts++;
+        } else if (events == wipe_event) {
+            int i = (int) s_below(&rng, COORD_FX_WORKERS);
+            coord_fx_worker_stop(&fx, i, SIGKILL);
+            deaths[ndeaths++] = (death_t) { i, s_wall_ms() };
+            usleep((useconds_t) s_below(&rng, 1000000));
+            s_worker_start(&fx, i, fx.proc.endpoint, true);
+            wipes++;
         } else if (dice < 25) {
+            printf("+%.1f s: SIGKILL coordinator\n", s_now() - t0);
             CHECK(coord_proc_stop(&fx.proc, SIGKILL) == 128 + SIGKILL);
             usleep((useconds_t) s_below(&rng, 1000000));
             CHECK_MSG(coord_proc_restart(&fx.proc, fx.ci, extra, fx.name) == 0, "restart, see %s",
@@ -202,13 +273,14 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
         } else {
             int i = (int) s_below(&rng, COORD_FX_WORKERS);
             coord_fx_worker_stop(&fx, i, SIGKILL);
+            deaths[ndeaths++] = (death_t) { i, s_wall_ms() };
             usleep((useconds_t) s_below(&rng, 1000000));
             s_worker_start(&fx, i, fx.proc.endpoint, false);
             worker_kills++;
         }
     }
     double chaos_end = s_now();
-    bool done = coord_fx_wait_status(&fx, run, "finished", 150);
+    bool done = coord_fx_wait_status(&fx, run, "finished", 120);
     double t_done = s_now();
     for (int i = 0; i < COORD_FX_WORKERS; i++)
         coord_fx_worker_stop(&fx, i, SIGTERM);
@@ -222,9 +294,28 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
     for (long p = 0; p < planned; p++)
         acked_pairs += acked[p];
     s_check_pairs(&fx, run, planned, acked);
+    long long max_wait = -1, max_return = -1;
+    long waited = 0;
+    for (int k = 0; k < ndeaths; k++) {
+        long n = 0;
+        long long w = s_wait_after_death(&fx, run, &deaths[k], &n);
+        long long r = s_return_after_death(&fx, run, &deaths[k]);
+        printf("death of w%d at +%.1f s: lease ended after %lld ms, %ld pair(s) handed out again, "
+               "the last after %lld ms\n", deaths[k].worker,
+               (double) (deaths[k].at_ms - t0_ms) / 1000.0, r, n, w);
+        waited += n;
+        if (w > max_wait)
+            max_wait = w;
+        if (r > max_return)
+            max_return = r;
+    }
     printf("figure: chaos.seed = %" PRIu64 "\n", seed);
     printf("figure: chaos.events = %d\n", events);
-    printf("figure: chaos.worker_sigkills = %d\n", worker_kills);
+    printf("figure: chaos.worker_sigkills = %d (and %d wiped)\n", worker_kills, wipes);
+    printf("figure: chaos.pairs_handed_out_again_after_a_worker_death = %ld\n", waited);
+    printf("figure: chaos.longest_wait_death_to_handout_ms = %lld (heartbeat x liveness = "
+           "10000)\n", max_wait);
+    printf("figure: chaos.longest_wait_death_to_lease_end_ms = %lld\n", max_return);
     printf("figure: chaos.coordinator_sigkills = %d\n", coord_kills);
     printf("figure: chaos.postgres_restarts = %d\n", pg_restarts);
     printf("figure: chaos.pairs_planned = %ld\n", planned);
@@ -239,6 +330,8 @@ static void a_chaos_run_stores_exactly_the_planned_pairs(void)
     printf("figure: chaos.seconds_chaos = %.1f\n", chaos_end - t0);
     printf("figure: chaos.seconds_to_finish = %.1f\n", t_done - t0);
     CHECK(worker_kills + coord_kills + pg_restarts >= 1);
+    /* Not the hour of the lease (the study would not have finished anyway). */
+    CHECK_MSG(max_wait < 60000, "a pair waited %lld ms after its worker's death", max_wait);
     coord_fx_down(&fx);
     coord_fx_cluster("destroy", fx.own_cluster, NULL, 0);
 }
@@ -815,6 +908,82 @@ static void more_hostile_messages_get_their_errors_and_nothing_is_stored(void)
     coord_fx_down(&fx);
 }
 
+/* Issue 16: PostgreSQL crashes (immediate stop) at a random moment of the
+ * coordinator's first 10 s and comes back 2 s later. The coordinator waits
+ * for it in whatever start-up step it is, answers INTERNAL meanwhile, and
+ * then serves: a worker joins, gets a task and its result is stored.
+ * CAPA_FAULT_CRASH_MS=<ms after the start> places the crash. */
+static void the_coordinator_survives_a_database_crash_during_its_start_up(void)
+{
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "1", NULL };
+    static coord_fx_t fx;
+    CHECK(coord_fx_up_own_cluster(&fx, "fault_startup", extra) == 0);
+    int64_t run = s_submit(&fx, SPRT_DOC);
+    CHECK_EQ_INT(coord_proc_stop(&fx.proc, SIGKILL), 128 + SIGKILL);
+    uint64_t seed = (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 16);
+    stats_rng_t rng;
+    stats_rng_seed(&rng, seed);
+    long crash_ms = (long) s_below(&rng, 10000);
+    const char *env = getenv("CAPA_FAULT_CRASH_MS");
+    if (env && *env)
+        crash_ms = strtol(env, NULL, 10);
+    printf("crash %ld ms after the coordinator's start (CAPA_FAULT_CRASH_MS=%ld replays it)\n",
+           crash_ms, crash_ms);
+    fflush(stdout);
+    char back[700], line[2400];
+    snprintf(back, sizeof back, "%s.back", fx.own_cluster);
+    unlink(back);
+    snprintf(line, sizeof line, "(sleep %.3f; '%s' crash '%s' >/dev/null 2>&1; sleep 2; "
+             "'%s' start '%s' >/dev/null 2>&1; touch '%s') &", crash_ms / 1000.0, CAPA_PGTMP,
+             fx.own_cluster, CAPA_PGTMP, fx.own_cluster, back);
+    CHECK(system(line) == 0);
+    double t0 = s_now();
+    CHECK_MSG(coord_proc_restart(&fx.proc, fx.ci, extra, fx.name) == 0,
+              "the coordinator did not come up (crash at %ld ms); see %s", crash_ms,
+              fx.proc.log_path);
+    /* The crash and the restart are over. */
+    for (int i = 0; i < 300 && access(back, F_OK) != 0; i++)
+        usleep(100 * 1000);
+    CHECK(access(back, F_OK) == 0);
+    int status;
+    CHECK_MSG(waitpid(fx.proc.pid, &status, WNOHANG) == 0,
+              "the coordinator exited (crash at %ld ms); see %s", crash_ms, fx.proc.log_path);
+    /* It serves: a worker joins (INTERNAL while it still waits), gets a task
+     * and a pair of it is stored. */
+    coord_client_t *c = NULL;
+    for (int i = 0; i < 150 && !c; i++) {
+        c = coord_client_new(fx.proc.endpoint);
+        proto_msg_t m;
+        int rc = coord_client_hello(c, fx.token, "w-start", s_coord_bench(&fx), &m);
+        bool welcome = rc == 0 && m.type == PROTO_WELCOME;
+        if (rc == 0)
+            proto_msg_free(&m);
+        if (!welcome) {
+            coord_client_destroy(&c);
+            usleep(200 * 1000);
+        }
+    }
+    CHECK_MSG(c != NULL, "no WELCOME within 30 s (crash at %ld ms); see %s", crash_ms,
+              fx.proc.log_path);
+    double t_welcome = s_now();
+    proto_msg_t tm;
+    CHECK(coord_client_task(c, 1, &tm) == 0);
+    proto_msg_t m;
+    CHECK(coord_client_deliver(c, &tm.u.task, NULL, 1, NULL, 0, false, &m) == 0);
+    CHECK_MSG(m.type == PROTO_ACK, "RESULT answered %s", proto_type_name(m.type));
+    proto_msg_free(&m);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld", (long long) run);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 1);
+    CHECK_MSG(waitpid(fx.proc.pid, &status, WNOHANG) == 0, "the coordinator exited");
+    printf("figure: startup_crash.crash_ms = %ld\n", crash_ms);
+    printf("figure: startup_crash.seconds_to_welcome = %.1f\n", t_welcome - t0);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    coord_fx_down(&fx);
+    coord_fx_cluster("destroy", fx.own_cluster, NULL, 0);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_chaos_run_stores_exactly_the_planned_pairs),
     CASE(a_worker_cut_off_by_the_network_resends_its_spool_and_nothing_is_counted_twice),
@@ -823,6 +992,7 @@ static const check_case_t CASES[] = {
     CASE(a_lying_worker_is_caught_by_replays_and_its_pairs_excluded),
     CASE(more_hostile_messages_get_their_errors_and_nothing_is_stored),
     CASE(a_worker_whose_results_are_unlike_the_others_is_flagged_as_an_outlier),
+    CASE(the_coordinator_survives_a_database_crash_during_its_start_up),
     { 0 },
 };
 

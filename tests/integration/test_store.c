@@ -7,6 +7,7 @@
 #include "err.h"
 #include "log.h"
 #include "store.h"
+#include "store_bulk.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -1183,6 +1184,18 @@ static void a_worker_id_cannot_be_taken_by_another_contributor(void)
     CHECK_EQ_INT(store_worker_upsert(st, &w), CAPA_EINVAL);
     CHECK_EQ_INT(store_worker_get(st, "nope", &got), CAPA_ENOTFOUND);
     CHECK(store_worker_seen(st, "shared-id") == 0);
+    /* The coordinator's periodic last_seen of all connected workers at once:
+     * an unknown id is skipped. */
+    PGconn *pg = PQconnectdb(s_conninfo);
+    PQclear(PQexec(pg, "UPDATE workers SET last_seen = now() - interval '1 hour' "
+                       "WHERE id = 'shared-id'"));
+    const char *seen[] = { "shared-id", "nobody" };
+    CHECK(store_bulk_workers_seen(st, seen, 2) == 0);
+    PGresult *r = PQexec(pg, "SELECT count(*) FROM workers WHERE id = 'shared-id' "
+                             "AND last_seen > now() - interval '1 minute'");
+    CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "1") == 0);
+    PQclear(r);
+    PQfinish(pg);
     store_worker_t *list;
     size_t n;
     CHECK(store_worker_list(st, a, &list, &n) == 0);
