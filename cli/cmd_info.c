@@ -109,21 +109,44 @@ int cmd_contributors(const cli_opts_t *o, const cli_args_t *a)
     int rc = s_get(o, a, "contributors", "/api/contributors", &out, &done);
     if (rc || done)
         return rc;
-    static const char *const heads[] = { "id", "name", "role", "workers", "pairs", "games",
-                                         "CPU hours" };
-    table_t *t = table_new(7, heads, "rllrrrr");
+    double days = cli_num(out, "recent_days");
+    char h_cpu[24], h_games[24], h_pairs[24], h_share[24];
+    snprintf(h_cpu, sizeof h_cpu, "CPU h %.0fd", days);
+    snprintf(h_games, sizeof h_games, "games %.0fd", days);
+    snprintf(h_pairs, sizeof h_pairs, "pairs %.0fd", days);
+    snprintf(h_share, sizeof h_share, "share %.0fd", days);
+    const char *const heads[] = { "id", "name", "role", "active", "workers", "last seen (UTC)",
+                                  "CPU hours", "games", "pairs", "share",
+                                  h_cpu, h_games, h_pairs, h_share };
+    table_t *t = table_new(14, heads, "rllrrlrrrrrrrr");
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(out, "contributors")) {
         bool revoked = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "revoked"));
         bool admin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "admin"));
+        char when[32];
+        if (cli_num(c, "last_seen_ms") > 0)
+            cli_time_utc(cli_num(c, "last_seen_ms"), when, sizeof when);
+        else
+            snprintf(when, sizeof when, "never");
         table_addf(t, "%.0f", cli_num(c, "id"));
         table_addf(t, "%s", cli_str(c, "name"));
         table_addf(t, "%s", revoked ? "revoked" : admin ? "admin" : "");
+        table_addf(t, "%.0f", cli_num(c, "active_workers"));
         table_addf(t, "%.0f", cli_num(c, "workers"));
-        table_addf(t, "%.0f", cli_num(c, "pairs"));
-        table_addf(t, "%.0f", cli_num(c, "games"));
+        table_addf(t, "%s", when);
         table_addf(t, "%.2f", cli_num(c, "cpu_hours"));
+        table_addf(t, "%.0f", cli_num(c, "games"));
+        table_addf(t, "%.0f", cli_num(c, "pairs"));
+        table_addf(t, "%.1f%%", 100.0 * cli_num(c, "share"));
+        table_addf(t, "%.2f", cli_num(c, "cpu_hours_recent"));
+        table_addf(t, "%.0f", cli_num(c, "games_recent"));
+        table_addf(t, "%.0f", cli_num(c, "pairs_recent"));
+        table_addf(t, "%.1f%%", 100.0 * cli_num(c, "share_recent"));
     }
+    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(out, "total");
+    printf("%.2f CPU hours in all, %.2f in the last %.0f days, %.0f active worker(s)\n",
+           cli_num(tot, "cpu_hours"), cli_num(tot, "cpu_hours_recent"), days,
+           cli_num(tot, "active_workers"));
     cJSON_Delete(out);
     return cli_print_table(t);
 }

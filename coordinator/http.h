@@ -35,6 +35,7 @@
 #define HTTP_PGN_MAX (64u << 20)         /* a PGN upload (gzip) */
 #define HTTP_PGN_INFLATED_MAX (512u << 20)
 #define HTTP_LIVE_SECONDS 90             /* a worker seen this recently counts as live */
+#define HTTP_RECENT_DAYS 7               /* the contributors page's recent window */
 #define HTTP_TIMEOUT_SECONDS 30          /* idle connections are closed */
 
 typedef struct {

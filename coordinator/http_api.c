@@ -371,26 +371,49 @@ cJSON *http_api_contributors_json(http_req_t *req, int *rc)
         *rc = http_reply_db_down(req);
         return NULL;
     }
-    store_contributor_t *cs = NULL;
+    store_contributor_stats_t *cs = NULL;
     size_t n = 0;
-    int r = store_contributor_list(st, &cs, &n);
+    int r = store_contributor_stats(st, HTTP_LIVE_SECONDS, HTTP_RECENT_DAYS, &cs, &n);
     if (r < 0) {
         *rc = s_fail(req, r, store_last_error(st));
         return NULL;
     }
+    /* shares: of the CPU time of all contributors, all time and recent */
+    double cpu = 0, recent_cpu = 0;
+    int64_t active = 0;
+    for (size_t i = 0; i < n; i++) {
+        cpu += (double) cs[i].cpu_ms;
+        recent_cpu += (double) cs[i].recent_cpu_ms;
+        active += cs[i].active_workers;
+    }
     cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "recent_days", HTTP_RECENT_DAYS);
+    cJSON_AddNumberToObject(o, "live_seconds", HTTP_LIVE_SECONDS);
+    cJSON *tot = cJSON_AddObjectToObject(o, "total");
+    cJSON_AddNumberToObject(tot, "cpu_hours", cpu / 3.6e6);
+    cJSON_AddNumberToObject(tot, "cpu_hours_recent", recent_cpu / 3.6e6);
+    cJSON_AddNumberToObject(tot, "active_workers", (double) active);
     cJSON *list = cJSON_AddArrayToObject(o, "contributors");
     for (size_t i = 0; i < n; i++) {
+        const store_contributor_stats_t *c = &cs[i];
         cJSON *e = cJSON_CreateObject();
-        cJSON_AddNumberToObject(e, "id", (double) cs[i].id);
-        cJSON_AddStringToObject(e, "name", cs[i].name);
-        cJSON_AddBoolToObject(e, "admin", cs[i].is_admin);
-        cJSON_AddBoolToObject(e, "revoked", cs[i].revoked_at_ms != 0);
-        cJSON_AddNumberToObject(e, "workers", (double) cs[i].workers);
-        cJSON_AddNumberToObject(e, "pairs", (double) cs[i].pairs);
-        cJSON_AddNumberToObject(e, "games", (double) cs[i].games);
-        cJSON_AddNumberToObject(e, "cpu_hours", cs[i].cpu_ms / 3.6e6);
-        cJSON_AddNumberToObject(e, "created_at_ms", (double) cs[i].created_at_ms);
+        cJSON_AddNumberToObject(e, "id", (double) c->id);
+        cJSON_AddStringToObject(e, "name", c->name);
+        cJSON_AddBoolToObject(e, "admin", c->is_admin);
+        cJSON_AddBoolToObject(e, "revoked", c->revoked);
+        cJSON_AddNumberToObject(e, "workers", (double) c->workers);
+        cJSON_AddNumberToObject(e, "active_workers", (double) c->active_workers);
+        cJSON_AddNumberToObject(e, "last_seen_ms", (double) c->last_seen_ms);
+        cJSON_AddNumberToObject(e, "created_at_ms", (double) c->created_at_ms);
+        cJSON_AddNumberToObject(e, "pairs", (double) c->pairs);
+        cJSON_AddNumberToObject(e, "games", (double) c->games);
+        cJSON_AddNumberToObject(e, "cpu_hours", (double) c->cpu_ms / 3.6e6);
+        cJSON_AddNumberToObject(e, "share", cpu > 0 ? (double) c->cpu_ms / cpu : 0.0);
+        cJSON_AddNumberToObject(e, "pairs_recent", (double) c->recent_pairs);
+        cJSON_AddNumberToObject(e, "games_recent", (double) c->recent_games);
+        cJSON_AddNumberToObject(e, "cpu_hours_recent", (double) c->recent_cpu_ms / 3.6e6);
+        cJSON_AddNumberToObject(e, "share_recent",
+                                recent_cpu > 0 ? (double) c->recent_cpu_ms / recent_cpu : 0.0);
         cJSON_AddItemToArray(list, e);
     }
     free(cs);

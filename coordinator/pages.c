@@ -671,32 +671,86 @@ int pages_workers(http_req_t *req)
     return s_close(req, &b);
 }
 
+/* Contributors by CPU hours, most first (fishtest's users page). */
+static int s_by_cpu(const void *x, const void *y)
+{
+    double a = s_num(*(const cJSON *const *) x, "cpu_hours");
+    double b = s_num(*(const cJSON *const *) y, "cpu_hours");
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static void s_share(http_buf_t *b, double share)
+{
+    http_buf_printf(b, "<td class=\"n\">%.1f%%", 100.0 * share);
+    s_bar(b, share * 1000.0, 1000.0);
+    http_buf_puts(b, "</td>");
+}
+
 int pages_contributors(http_req_t *req)
 {
     int rc = MHD_NO;
     cJSON *o = http_api_contributors_json(req, &rc);
     if (!o)
         return rc;   /* the builder queued its error reply */
-    http_buf_t b = { 0 };
-    s_open(&b, "Contributors", 0);
-    http_buf_puts(&b, "<h1>Contributors</h1><div class=\"card\"><table><tr><th>name</th><th></th>"
-                      "<th class=\"n\">workers</th><th class=\"n\">pairs</th>"
-                      "<th class=\"n\">games</th><th class=\"n\">CPU hours</th></tr>");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "contributors");
+    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(o, "total");
+    int n = cJSON_GetArraySize(list);
+    const cJSON **rows = calloc(n > 0 ? (size_t) n : 1, sizeof *rows);
+    if (!rows) {
+        cJSON_Delete(o);
+        return http_reply_error(req, 500, "internal", "out of memory");
+    }
+    int k = 0;
     const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(o, "contributors")) {
+    cJSON_ArrayForEach(c, list)
+        rows[k++] = c;
+    qsort(rows, (size_t) k, sizeof *rows, s_by_cpu);
+    double days = s_num(o, "recent_days");
+    http_buf_t b = { 0 };
+    s_open(&b, "Contributors", PAGES_REFRESH_SECONDS);
+    http_buf_printf(&b, "<h1>Contributors</h1><p class=\"muted\">%.2f CPU hours in all, %.2f in "
+                        "the last %.0f days; %.0f worker(s) active (seen in the last %.0f s). "
+                        "Workers: active / registered. Shares are of CPU hours.</p>",
+                    s_num(tot, "cpu_hours"), s_num(tot, "cpu_hours_recent"), days,
+                    s_num(tot, "active_workers"), s_num(o, "live_seconds"));
+    http_buf_printf(&b, "<div class=\"card\"><table><tr><th colspan=\"3\"></th>"
+                        "<th colspan=\"4\">all time</th><th colspan=\"4\">last %.0f days</th></tr>"
+                        "<tr><th>contributor</th><th class=\"n\">workers</th>"
+                        "<th>last seen (UTC)</th>"
+                        "<th class=\"n\">CPU hours</th><th class=\"n\">games</th>"
+                        "<th class=\"n\">pairs</th><th class=\"n\">share</th>"
+                        "<th class=\"n\">CPU hours</th><th class=\"n\">games</th>"
+                        "<th class=\"n\">pairs</th><th class=\"n\">share</th></tr>",
+                    days);
+    for (int i = 0; i < k; i++) {
+        c = rows[i];
         http_buf_puts(&b, "<tr><td>");
         http_buf_html(&b, s_str(c, "name"));
-        http_buf_puts(&b, "</td><td>");
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "revoked")))
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "revoked"))) {
+            http_buf_puts(&b, " ");
             s_tag(&b, "stopped", "revoked");
-        else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "admin")))
+        } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "admin"))) {
+            http_buf_puts(&b, " ");
             s_tag(&b, "running", "admin");
-        http_buf_printf(&b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
-                            "<td class=\"n\">%.0f</td><td class=\"n\">%.2f</td></tr>",
-                        s_num(c, "workers"), s_num(c, "pairs"), s_num(c, "games"),
-                        s_num(c, "cpu_hours"));
+        }
+        http_buf_printf(&b, "</td><td class=\"n\">%.0f / %.0f</td><td>",
+                        s_num(c, "active_workers"), s_num(c, "workers"));
+        s_time(&b, s_num(c, "last_seen_ms"));
+        http_buf_printf(&b, "</td><td class=\"n\">%.2f</td><td class=\"n\">%.0f</td>"
+                            "<td class=\"n\">%.0f</td>",
+                        s_num(c, "cpu_hours"), s_num(c, "games"), s_num(c, "pairs"));
+        s_share(&b, s_num(c, "share"));
+        http_buf_printf(&b, "<td class=\"n\">%.2f</td><td class=\"n\">%.0f</td>"
+                            "<td class=\"n\">%.0f</td>",
+                        s_num(c, "cpu_hours_recent"), s_num(c, "games_recent"),
+                        s_num(c, "pairs_recent"));
+        s_share(&b, s_num(c, "share_recent"));
+        http_buf_puts(&b, "</tr>");
     }
+    if (k == 0)
+        http_buf_puts(&b, "<tr><td colspan=\"11\" class=\"muted\">no contributors yet</td></tr>");
     http_buf_puts(&b, "</table></div>");
+    free(rows);
     cJSON_Delete(o);
     return s_close(req, &b);
 }

@@ -394,6 +394,26 @@ int store_contributor_set_token(store_t *store, int64_t id, const char *token_ha
 /* All contributors by id, with accounting. Heap array, free(). */
 int store_contributor_list(store_t *store, store_contributor_t **list_p, size_t *n_out);
 
+/* The contributors page (fishtest's users page): per contributor, over all
+ * time and over the last `days` days. */
+typedef struct {
+    int64_t id;
+    char name[STORE_TEXT_MAX];
+    bool is_admin, revoked;
+    int64_t workers;              /* ever registered */
+    int64_t active_workers;       /* seen in the last live_seconds */
+    int64_t last_seen_ms;         /* newest last_seen of its workers; 0 = never */
+    int64_t created_at_ms;
+    int64_t pairs, games, cpu_ms; /* all time (the workers' accounting) */
+    int64_t recent_pairs, recent_games, recent_cpu_ms;  /* pairs stored in the window */
+} store_contributor_stats_t;
+
+/* Every contributor by id. The window counts pairs by stored_at (excluded
+ * pairs too, as the all-time accounting does; two games per pair). Heap
+ * array, free(). */
+int store_contributor_stats(store_t *store, int live_seconds, int days,
+                            store_contributor_stats_t **list_p, size_t *n_out);
+
 typedef struct {
     char id[STORE_ID_MAX];
     int64_t contributor_id;

@@ -3,6 +3,7 @@
 
 #include "err.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,6 +156,65 @@ int store_contributor_list(store_t *store, store_contributor_t **list_p, size_t 
         }
         for (int i = 0; i < rows; i++)
             s_contributor_from(res, i, &v[i]);
+        *list_p = v;
+        *n_out = (size_t) rows;
+    }
+    PQclear(res);
+    return 0;
+}
+
+int store_contributor_stats(store_t *store, int live_seconds, int days,
+                            store_contributor_stats_t **list_p, size_t *n_out)
+{
+    *list_p = NULL;
+    *n_out = 0;
+    char live[16], window[16];
+    snprintf(live, sizeof live, "%d", live_seconds);
+    snprintf(window, sizeof window, "%d", days);
+    const char *params[] = { live, window };
+    PGresult *res;
+    int rc = store_exec(
+        store, "contributor stats",
+        "SELECT c.id, c.name, c.is_admin, c.revoked_at IS NOT NULL,"
+        " count(w.id),"
+        " count(w.id) FILTER (WHERE w.last_seen > now() - make_interval(secs => $1::int)),"
+        " coalesce(epoch_ms(max(w.last_seen)), 0),"
+        " coalesce(sum(w.pairs), 0), coalesce(sum(w.games), 0), coalesce(sum(w.cpu_ms), 0),"
+        " coalesce(max(k.pairs), 0), coalesce(max(k.cpu_ms), 0), epoch_ms(c.created_at)"
+        " FROM contributors c"
+        " LEFT JOIN workers w ON w.contributor_id = c.id"
+        " LEFT JOIN (SELECT w2.contributor_id, count(*) AS pairs, sum(p.cpu_ms) AS cpu_ms"
+        "            FROM pairs p JOIN workers w2 ON w2.id = p.worker_id"
+        "            WHERE p.stored_at > now() - make_interval(days => $2::int)"
+        "            GROUP BY w2.contributor_id) k ON k.contributor_id = c.id"
+        " GROUP BY c.id ORDER BY c.id",
+        2, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    if (rows > 0) {
+        store_contributor_stats_t *v = calloc((size_t) rows, sizeof *v);
+        if (!v) {
+            PQclear(res);
+            return store_fail(store, CAPA_ENOMEM, "out of memory for %d contributors", rows);
+        }
+        for (int i = 0; i < rows; i++) {
+            store_contributor_stats_t *c = &v[i];
+            c->id = store_get_i64(res, i, 0);
+            store_get_text(res, i, 1, c->name, sizeof c->name);
+            c->is_admin = store_get_bool(res, i, 2);
+            c->revoked = store_get_bool(res, i, 3);
+            c->workers = store_get_i64(res, i, 4);
+            c->active_workers = store_get_i64(res, i, 5);
+            c->last_seen_ms = store_get_i64(res, i, 6);
+            c->pairs = store_get_i64(res, i, 7);
+            c->games = store_get_i64(res, i, 8);
+            c->cpu_ms = store_get_i64(res, i, 9);
+            c->recent_pairs = store_get_i64(res, i, 10);
+            c->recent_games = 2 * c->recent_pairs;
+            c->recent_cpu_ms = store_get_i64(res, i, 11);
+            c->created_at_ms = store_get_i64(res, i, 12);
+        }
         *list_p = v;
         *n_out = (size_t) rows;
     }

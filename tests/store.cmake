@@ -27,7 +27,8 @@ set(store_cases
   spsa_history_and_estimates_round_trip
   sql_injection_looking_names_are_stored_verbatim
   only_token_hashes_are_kept_and_revoked_tokens_fail
-  a_worker_id_cannot_be_taken_by_another_contributor)
+  a_worker_id_cannot_be_taken_by_another_contributor
+  contributor_stats_count_all_time_the_last_days_and_active_workers)
 capa_pg_add_test(NAME test_store COMMAND test_store ${store_cases} TIMEOUT 300)
 capa_pg_add_test(NAME test_store_restart
                  COMMAND test_store the_store_survives_a_postgresql_restart

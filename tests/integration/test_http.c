@@ -89,6 +89,13 @@ static void every_read_endpoint_answers(void)
     CHECK(fx_http("GET", "/api/contributors", NULL, NULL, &r) == 0);
     CHECK(strstr(r.body, "hash") == NULL && strstr(r.body, "token") == NULL);
     CHECK(strstr(r.body, "\"alice\"") != NULL);
+    CHECK(strstr(r.body, "\"recent_days\":7") != NULL || strstr(r.body, "\"recent_days\": 7") != NULL);
+    CHECK(strstr(r.body, "\"share_recent\"") != NULL && strstr(r.body, "\"active_workers\"") != NULL &&
+          strstr(r.body, "\"last_seen_ms\"") != NULL && strstr(r.body, "\"cpu_hours_recent\"") != NULL);
+    fx_res_free(&r);
+    CHECK(fx_http("GET", "/contributors", NULL, NULL, &r) == 0);
+    CHECK(strstr(r.body, "last 7 days") != NULL && strstr(r.body, "<th>last seen (UTC)</th>") != NULL);
+    CHECK(strstr(r.body, "alice") != NULL);
     fx_res_free(&r);
     CHECK(fx_http("GET", "/metrics", NULL, NULL, &r) == 0);
     CHECK(strstr(r.body, "# TYPE capa_pairs_per_second gauge") != NULL);

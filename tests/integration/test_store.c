@@ -1160,6 +1160,67 @@ static void only_token_hashes_are_kept_and_revoked_tokens_fail(void)
     store_destroy(&st);
 }
 
+static const store_contributor_stats_t *s_stats_of(const store_contributor_stats_t *v, size_t n,
+                                                   int64_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].id == id)
+            return &v[i];
+    CHECK_MSG(0, "contributor %lld missing from the stats", (long long) id);
+    return NULL;
+}
+
+static void contributor_stats_count_all_time_the_last_days_and_active_workers(void)
+{
+    store_t *st = s_store();
+    int64_t a = s_contributor(st, "stats donor a"), b = s_contributor(st, "stats donor b");
+    s_worker(st, "stats-wa", a);
+    s_worker(st, "stats-wb", b);
+    int64_t run = s_run(st, STORE_RUN_SPRT, 10);
+    store_pair_t p[6];
+    for (int k = 0; k < 6; k++)
+        p[k] = s_pair(k, k < 4 ? "stats-wa" : "stats-wb");
+    CHECK_MSG(store_insert_pairs(st, run, p, 6, NULL, NULL) == 0, "%s", store_last_error(st));
+    char sql[256];
+    /* pairs 0 and 1 ten days old; b's worker last seen an hour ago */
+    snprintf(sql, sizeof sql, "WITH u AS (UPDATE pairs SET stored_at = now() - interval '10 days'"
+                              " WHERE run_id = %lld AND pair_no < 2 RETURNING 1) SELECT count(*) FROM u",
+             (long long) run);
+    CHECK_EQ_INT(s_scalar(s_conninfo, sql), 2);
+    CHECK_EQ_INT(s_scalar(s_conninfo, "WITH u AS (UPDATE workers SET last_seen = now() - interval"
+                                      " '1 hour' WHERE id = 'stats-wb' RETURNING 1)"
+                                      " SELECT count(*) FROM u"),
+                 1);
+    store_contributor_stats_t *v;
+    size_t n;
+    CHECK_MSG(store_contributor_stats(st, 90, 7, &v, &n) == 0, "%s", store_last_error(st));
+    const store_contributor_stats_t *sa = s_stats_of(v, n, a), *sb = s_stats_of(v, n, b);
+    CHECK_EQ_STR(sa->name, "stats donor a");
+    CHECK_EQ_INT(sa->workers, 1);
+    CHECK_EQ_INT(sa->active_workers, 1);
+    CHECK_EQ_INT(sa->pairs, 4);
+    CHECK_EQ_INT(sa->games, 8);
+    CHECK_EQ_INT(sa->cpu_ms, 1000 + 1001 + 1002 + 1003);
+    CHECK_EQ_INT(sa->recent_pairs, 2);
+    CHECK_EQ_INT(sa->recent_games, 4);
+    CHECK_EQ_INT(sa->recent_cpu_ms, 1002 + 1003);
+    CHECK_EQ_INT(sb->workers, 1);
+    CHECK_EQ_INT(sb->active_workers, 0);
+    CHECK_EQ_INT(sb->pairs, 2);
+    CHECK_EQ_INT(sb->recent_pairs, 2);
+    CHECK_EQ_INT(sb->recent_cpu_ms, 1004 + 1005);
+    CHECK(sb->last_seen_ms > 0 && sb->last_seen_ms < sa->last_seen_ms - 3000 * 1000);
+    CHECK(sa->created_at_ms > 0 && !sa->revoked && !sa->is_admin);
+    /* a contributor without workers: zeros, never seen */
+    int64_t c = s_contributor(st, "stats donor c");
+    free(v);
+    CHECK(store_contributor_stats(st, 90, 7, &v, &n) == 0);
+    const store_contributor_stats_t *sc = s_stats_of(v, n, c);
+    CHECK(sc->workers == 0 && sc->pairs == 0 && sc->recent_cpu_ms == 0 && sc->last_seen_ms == 0);
+    free(v);
+    store_destroy(&st);
+}
+
 static void a_worker_id_cannot_be_taken_by_another_contributor(void)
 {
     store_t *st = s_store();
@@ -1351,6 +1412,7 @@ static const check_case_t CASES[] = {
     CASE(sql_injection_looking_names_are_stored_verbatim),
     CASE(only_token_hashes_are_kept_and_revoked_tokens_fail),
     CASE(a_worker_id_cannot_be_taken_by_another_contributor),
+    CASE(contributor_stats_count_all_time_the_last_days_and_active_workers),
     CASE(the_store_survives_a_postgresql_restart),
     CASE(no_pair_is_lost_or_counted_twice_across_restarts_under_load),
     { 0 },
