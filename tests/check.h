@@ -4,8 +4,8 @@
  *   static const check_case_t CASES[] = { CASE(fen_round_trip_keeps_every_field), {0} };
  *   int main(int argc, char **argv) { return check_main(argc, argv, CASES); }
  *
- * With no arguments every case runs; with arguments only the named ones. A
- * failed CHECK reports file:line and ends that case (later cases still run).
+ * With no arguments every case runs; with arguments only the named ones (a
+ * name that is no case counts as a failure). A failed CHECK reports file:line and ends that case (later cases still run).
  * The last line is "N passed, N failed" and the exit code is 1 on any failure.
  */
 #ifndef CAPA_CHECK_H
@@ -88,6 +88,17 @@ static inline int check_run_(void (*fn)(void))
 static inline int check_main(int argc, char **argv, const check_case_t *cases)
 {
     int passed = 0, failed = 0;
+    /* A name that is no case fails (a renamed or deleted case must not turn
+     * its ctest test into one that runs nothing and passes). */
+    for (int i = 1; i < argc; i++) {
+        const check_case_t *c = cases;
+        while (c->name && strcmp(argv[i], c->name) != 0)
+            c++;
+        if (!c->name) {
+            printf("FAIL %s (no such case)\n", argv[i]);
+            failed++;
+        }
+    }
     for (const check_case_t *c = cases; c->name; c++) {
         if (argc > 1) {
             int wanted = 0;

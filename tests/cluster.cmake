@@ -5,6 +5,7 @@
 # project image, three workers, kills, restarts and a network partition;
 # exits 77 = skipped without a Docker daemon).
 include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/cases.cmake)
 
 if(TARGET capa-coordinator)
   capa_pg_executable(test_bootstrap ${CMAKE_CURRENT_LIST_DIR}/integration/test_bootstrap.c
@@ -12,7 +13,8 @@ if(TARGET capa-coordinator)
   target_include_directories(test_bootstrap PRIVATE ${CMAKE_SOURCE_DIR}/coordinator
                              ${CMAKE_CURRENT_LIST_DIR}/integration)
   add_dependencies(test_bootstrap capa-coordinator)
-  capa_pg_add_test(NAME test_bootstrap COMMAND test_bootstrap TIMEOUT 120)
+  capa_add_cases(${CMAKE_CURRENT_LIST_DIR}/integration/test_bootstrap.c PROGRAM test_bootstrap
+                 NAME test_bootstrap PG TIMEOUT 120)
 endif()
 
 add_test(NAME docker_cluster COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/docker/test_cluster.sh)

@@ -2,6 +2,7 @@
 # capa-coordinator with HTTP on a free loopback port and its own database
 # (fixture "pg"); see tests/integration/test_http_fixture.h.
 include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/cases.cmake)
 
 if(TARGET capa-coordinator AND TARGET capa)
   set(http_fixture ${CMAKE_CURRENT_LIST_DIR}/integration/test_http_fixture.c
@@ -13,9 +14,12 @@ if(TARGET capa-coordinator AND TARGET capa)
                                ${CMAKE_CURRENT_LIST_DIR}/integration)
     add_dependencies(${t} capa-coordinator capa)
   endforeach()
-  capa_pg_add_test(NAME test_http COMMAND test_http TIMEOUT 300)
-  capa_pg_add_test(NAME test_cli COMMAND test_cli TIMEOUT 300)
+  # One test per program: its cases share the program's fixture (a
+  # coordinator and runs filled with pairs).
+  foreach(t test_http test_cli test_http_browser)
+    capa_add_cases(${CMAKE_CURRENT_LIST_DIR}/integration/${t}.c PROGRAM ${t} NAME ${t} PG
+                   TIMEOUT 300)
+  endforeach()
   # Headless Chromium (Debian package "chromium"); exit 77 = skipped when it is missing.
-  capa_pg_add_test(NAME test_http_browser COMMAND test_http_browser TIMEOUT 300)
   set_tests_properties(test_http_browser PROPERTIES SKIP_RETURN_CODE 77)
 endif()

@@ -1,4 +1,5 @@
 # capa-worker suites.
+include(${CMAKE_CURRENT_LIST_DIR}/cases.cmake)
 #
 # Unit tests of the worker's parts are tests/unit/test_worker_*.c (label unit);
 # the PGN upload test serves HTTP with libmicrohttpd, which the worker library
@@ -21,14 +22,9 @@ if(TARGET capa-worker AND TARGET capacommon)
   add_dependencies(test_worker_protocol capa-worker)
   # One ctest test per case (each starts its own workers); they share the
   # two cores, so they run one at a time: some check timings (backoff gaps).
-  file(STRINGS ${CMAKE_SOURCE_DIR}/tests/integration/test_worker_protocol.c case_lines
-       REGEX "^    CASE\\([a-z_]+\\),$")
-  foreach(line ${case_lines})
-    string(REGEX REPLACE "^    CASE\\(([a-z_]+)\\),$" "\\1" case_name "${line}")
-    add_test(NAME worker_protocol.${case_name} COMMAND test_worker_protocol ${case_name})
-    set_tests_properties(worker_protocol.${case_name} PROPERTIES LABELS integration TIMEOUT 180
-                         RESOURCE_LOCK capa_worker_protocol)
-  endforeach()
+  capa_add_cases(${CMAKE_SOURCE_DIR}/tests/integration/test_worker_protocol.c
+                 PROGRAM test_worker_protocol PREFIX worker_protocol TIMEOUT 180
+                 LOCK capa_worker_protocol)
 endif()
 
 # capa-worker's bad input (config, coordinator address, token file, state
