@@ -28,8 +28,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_selfplay [PAIRS [NODES [THREADS]]]\n");
         return 2;
     }
-    cfg.openings.kind = OPENING_CRC;
-    cfg.seed = 2026;
+    cfg.starts.source = STARTPOS_CRC;
+    cfg.starts.seed = 2026;
     selfplay_stats_t st;
     char err[256];
     double c0 = s_cpu_seconds();

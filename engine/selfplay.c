@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "crc.h"
 #include "err.h"
 #include "pgn.h"
 #include "timeman.h"
@@ -18,7 +19,8 @@ void selfplay_config_default(selfplay_config_t *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     game_config_default(&cfg->game);
-    opening_source_default(&cfg->openings);
+    cfg->starts.source = STARTPOS_VARIANT;
+    cfg->starts.variant = VARIANT_CAPABLANCA;
     cfg->pairs = 10;
     cfg->threads = 1;
     params_default(&cfg->a);
@@ -55,6 +57,12 @@ static void s_count(selfplay_stats_t *st, const game_record_t *rec, bool b_is_wh
     st->nodes += rec->nodes[WHITE] + rec->nodes[BLACK];
 }
 
+/* The variant of the games a spec starts: CRC arrays are caparandom. */
+static variant_t s_variant(const startpos_spec_t *spec)
+{
+    return spec->source == STARTPOS_CRC ? VARIANT_CAPARANDOM : (variant_t) spec->variant;
+}
+
 static void *s_worker(void *arg)
 {
     s_shared_t *sh = arg;
@@ -78,11 +86,27 @@ static void *s_worker(void *arg)
             break;
         game_config_t gc = cfg->game;
         char err[256] = "";
-        int rc = opening_for_pair(&cfg->openings, cfg->seed, (uint64_t) k, gc.start_fen,
-                                  &gc.variant, err, sizeof err);
+        startpos_t sp;
+        int rc = startpos_for_pair(&cfg->starts, k, &sp, err, sizeof err);
         int quarters = 0;
-        if (rc == CAPA_OK)
+        /* B is white in game g when b_white[g]. */
+        bool b_white[2] = { false, true };
+        if (rc == CAPA_OK) {
+            gc.variant = s_variant(&cfg->starts);
+            snprintf(gc.start_fen, sizeof gc.start_fen, "%s", sp.fen);
+        }
+        if (rc == CAPA_OK && !sp.imbalance[0]) {
             rc = game_play_pair(ws, &gc, &cfg->a, &cfg->b, rec, &quarters, err, sizeof err);
+        } else if (rc == CAPA_OK) {
+            b_white[0] = true;
+            b_white[1] = false;
+            rc = game_play_ws(ws, &gc, &cfg->b, &cfg->a, &rec[0], err, sizeof err);
+            snprintf(gc.start_fen, sizeof gc.start_fen, "%s", sp.fen2);
+            if (rc == CAPA_OK)
+                rc = game_play_ws(ws, &gc, &cfg->a, &cfg->b, &rec[1], err, sizeof err);
+            if (rc == CAPA_OK)
+                quarters = game_half_points(&rec[0], WHITE) + game_half_points(&rec[1], BLACK);
+        }
         char *text[2] = { NULL, NULL };
         if (rc == CAPA_OK && cfg->pgn) {
             char date[16];
@@ -94,8 +118,8 @@ static void *s_worker(void *arg)
                 char round[32];
                 snprintf(round, sizeof round, "%d.%d", k + 1, g + 1);
                 pgn_tags_t tags = { "capalab selfplay", "capa-engine", date, round,
-                                    g == 0 ? cfg->name_a : cfg->name_b,
-                                    g == 0 ? cfg->name_b : cfg->name_a, cfg->pgn_comments };
+                                    b_white[g] ? cfg->name_b : cfg->name_a,
+                                    b_white[g] ? cfg->name_a : cfg->name_b, cfg->pgn_comments };
                 text[g] = pgn_format(&rec[g], &tags);
             }
         }
@@ -109,8 +133,8 @@ static void *s_worker(void *arg)
             selfplay_stats_t *st = sh->stats;
             st->pairs++;
             st->penta[quarters]++;
-            s_count(st, &rec[0], false);
-            s_count(st, &rec[1], true);
+            s_count(st, &rec[0], b_white[0]);
+            s_count(st, &rec[1], b_white[1]);
             if (sh->pgn) {
                 sh->pgn[2 * k] = text[0];
                 sh->pgn[2 * k + 1] = text[1];
@@ -225,10 +249,13 @@ static const char *const USAGE =
     "                         'material' (every non-material term zero); B is under test\n"
     "  --name-a S, --name-b S labels for the PGN\n"
     "  --variant V            capablanca, gothic, embassy, janus, caparandom\n"
-    "  --crc N | --crc-random start from CRC array N / a seeded array per pair\n"
-    "  --book FILE            FEN/EPD file, pair k plays line k\n"
-    "  --random-plies N       random legal plies after the start\n"
-    "  --imbalance 'X vs Y'   e.g. 'A vs C': white keeps A where black keeps C\n"
+    "  --crc N | --crc-random start from CRC array N / an array drawn per pair\n"
+    "  --book FILE            FEN file (one per line, '#' comments): pair k plays\n"
+    "                         line (k + offset) mod lines, offset drawn from the seed\n"
+    "  --random-plies N       random legal plies after the start (0..40)\n"
+    "  --imbalance 'X vs Y'   as in a values run: B (under test) holds X where A\n"
+    "                         holds Y ('A vs R+N', 'P vs nothing'), from a CRC array\n"
+    "                         drawn per pair, B white in game 1 and black in game 2\n"
     "  --seed S               run seed (1)\n"
     "  --hash MB              per engine (16)\n"
     "  --resign CP MOVES      resign adjudication (1000 4); --no-resign\n"
@@ -291,10 +318,18 @@ int selfplay_main(int argc, char **argv)
 {
     selfplay_config_t cfg;
     selfplay_config_default(&cfg);
-    cfg.seed = 1;
+    cfg.starts.seed = 1;
     const char *pgn_path = NULL, *book_path = NULL;
     char err[512] = "";
-    opening_book_t *book = NULL;
+    variant_t variant = VARIANT_CAPABLANCA;
+    bool variant_given = false, crc_random = false;
+    long crc_fixed = -1;
+    startpos_imbalance_t imbalance;
+    bool has_imbalance = false;
+    char **book = NULL;
+    size_t book_lines = 0;
+    char crc_fen[STARTPOS_FEN_MAX];
+    const char *crc_book[1] = { crc_fen };
     long v;
     int rc = 0;
 #define NEED(k)                                                                       \
@@ -358,25 +393,21 @@ int selfplay_main(int argc, char **argv)
                 fprintf(stderr, "selfplay: unknown variant '%s'\n", argv[i]);
                 return 2;
             }
-            cfg.openings.variant = var;
-            if (var == VARIANT_CAPARANDOM && cfg.openings.kind == OPENING_VARIANT_START)
-                cfg.openings.kind = OPENING_CRC;
+            variant = var;
+            variant_given = true;
         } else if (strcmp(a, "--crc") == 0) {
-            NEED(1); NUM(argv[++i], 0, 100000000);
-            cfg.openings.kind = OPENING_CRC;
-            cfg.openings.crc_number = (int) v;
+            NEED(1); NUM(argv[++i], 0, crc_count() - 1);
+            crc_fixed = v;
         } else if (strcmp(a, "--crc-random") == 0) {
-            cfg.openings.kind = OPENING_CRC;
-            cfg.openings.crc_number = -1;
+            crc_random = true;
         } else if (strcmp(a, "--book") == 0) {
             NEED(1); book_path = argv[++i];
         } else if (strcmp(a, "--random-plies") == 0) {
-            NEED(1); NUM(argv[++i], 0, 200); cfg.openings.random_plies = (int) v;
+            NEED(1); NUM(argv[++i], 0, 40); cfg.starts.random_plies = (int) v;
         } else if (strcmp(a, "--imbalance") == 0) {
             NEED(1);
-            snprintf(cfg.openings.imbalance, sizeof cfg.openings.imbalance, "%s", argv[++i]);
-            char wl[16], bl[16];
-            if (opening_parse_imbalance(cfg.openings.imbalance, wl, bl, err, sizeof err) < 0) {
+            has_imbalance = true;
+            if (startpos_imbalance_parse(argv[++i], &imbalance, err, sizeof err) < 0) {
                 fprintf(stderr, "selfplay: %s\n", err);
                 return 2;
             }
@@ -389,7 +420,7 @@ int selfplay_main(int argc, char **argv)
                 fprintf(stderr, "selfplay: --seed wants a non-negative integer\n");
                 return 2;
             }
-            cfg.seed = s;
+            cfg.starts.seed = s;
         } else if (strcmp(a, "--hash") == 0) {
             NEED(1); NUM(argv[++i], 1, 65536); cfg.game.hash_mb = (size_t) v;
         } else if (strcmp(a, "--resign") == 0) {
@@ -418,20 +449,44 @@ int selfplay_main(int argc, char **argv)
     }
 #undef NEED
 #undef NUM
-    if (book_path) {
-        book = opening_book_load(book_path, cfg.openings.variant, err, sizeof err);
-        if (!book) {
+    /* The start positions, as a run document would name them. */
+    if (has_imbalance) {
+        if (book_path || crc_fixed >= 0 || cfg.starts.random_plies > 0 ||
+            (variant_given && variant != VARIANT_CAPARANDOM)) {
+            fprintf(stderr, "selfplay: --imbalance plays from a CRC array drawn per pair; it does "
+                            "not combine with --book, --crc N, --random-plies or another variant\n");
+            return 2;
+        }
+        cfg.starts.source = STARTPOS_CRC;
+        cfg.starts.imbalances = &imbalance;
+        cfg.starts.imbalance_count = 1;
+    } else if (book_path) {
+        if (startpos_book_load(book_path, "", &book, &book_lines, err, sizeof err) < 0) {
             fprintf(stderr, "selfplay: %s\n", err);
             return 2;
         }
-        cfg.openings.kind = OPENING_BOOK;
-        cfg.openings.book = book;
+        cfg.starts.source = STARTPOS_BOOK;
+        cfg.starts.variant = (int) variant;
+        cfg.starts.book = (const char *const *) book;
+        cfg.starts.book_count = book_lines;
+    } else if (crc_fixed >= 0) {
+        /* One array: a book of one line. */
+        crc_start_fen((int) crc_fixed, crc_fen, sizeof crc_fen);
+        cfg.starts.source = STARTPOS_BOOK;
+        cfg.starts.variant = VARIANT_CAPARANDOM;
+        cfg.starts.book = crc_book;
+        cfg.starts.book_count = 1;
+    } else if (crc_random || variant == VARIANT_CAPARANDOM) {
+        cfg.starts.source = STARTPOS_CRC;
+    } else {
+        cfg.starts.source = STARTPOS_VARIANT;
+        cfg.starts.variant = (int) variant;
     }
     if (pgn_path) {
         cfg.pgn = fopen(pgn_path, "w");
         if (!cfg.pgn) {
             fprintf(stderr, "selfplay: %s: %s\n", pgn_path, strerror(errno));
-            opening_book_destroy(&book);
+            startpos_book_free(&book, book_lines);
             return 2;
         }
     }
@@ -445,6 +500,6 @@ int selfplay_main(int argc, char **argv)
         fprintf(stderr, "selfplay: %s: %s\n", pgn_path, strerror(errno));
         rc = 1;
     }
-    opening_book_destroy(&book);
+    startpos_book_free(&book, book_lines);
     return rc ? rc : (st.illegal ? 1 : 0);
 }

@@ -7,13 +7,17 @@
 #include <stdio.h>
 
 #include "game.h"
-#include "openings.h"
 #include "params.h"
+#include "startpos.h"
 
 typedef struct {
     game_config_t game;        /* limits, hash, adjudication, cap (start_fen/variant set per pair) */
-    opening_source_t openings;
-    uint64_t seed;
+    /* Where pair k starts: startpos_for_pair(&starts, k), the same module and
+     * conventions as a run (the seed is starts.seed; books and imbalances
+     * are borrowed). With an imbalance, B holds its pieces in both games
+     * (B white in game 1 from `fen`, black in game 2 from `fen2`); without
+     * one, both games start from `fen`, A white in game 1. */
+    startpos_spec_t starts;
     int pairs;
     int threads;
     params_t a, b;             /* B is the side under test */
@@ -35,7 +39,7 @@ typedef struct {
 } selfplay_stats_t;
 
 void selfplay_config_default(selfplay_config_t *cfg);
-/* Plays cfg->pairs pairs (pair k from opening_for_pair(seed, k)). 0 or a
+/* Plays cfg->pairs pairs (pair k from startpos_for_pair(&cfg->starts, k)). 0 or a
  * negative capa_err_t with a message (the stats then cover the pairs done). */
 int selfplay_run(const selfplay_config_t *cfg, selfplay_stats_t *out, char *err, size_t errlen);
 /* B's score (0..1) and the Elo difference it implies. */

@@ -7,7 +7,7 @@
 #include "check.h"
 #include "game.h"
 #include "movegen.h"
-#include "openings.h"
+#include "startpos.h"
 #include "rules.h"
 #include "selfplay.h"
 
@@ -220,12 +220,11 @@ static void *s_play_job(void *arg)
     game_config_t cfg;
     s_config(&cfg, NULL, 1000);
     cfg.max_moves = 50;
-    opening_source_t src;
-    opening_source_default(&src);
-    src.kind = OPENING_CRC;
-    variant_t v;
-    j->rc = opening_for_pair(&src, 42, j->pair, cfg.start_fen, &v, NULL, 0);
-    cfg.variant = v;
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 42 };
+    startpos_t sp;
+    j->rc = startpos_for_pair(&spec, (int64_t) j->pair, &sp, NULL, 0);
+    snprintf(cfg.start_fen, sizeof cfg.start_fen, "%s", sp.fen);
+    cfg.variant = VARIANT_CAPARANDOM;
     params_t p;
     params_default(&p);
     if (j->rc == 0)
@@ -262,8 +261,8 @@ static void a_threaded_selfplay_counts_every_game_and_writes_pgn_in_pair_order(v
     cfg.game.nodes = 500;
     cfg.game.hash_mb = 1;
     cfg.game.max_moves = 40;
-    cfg.openings.kind = OPENING_CRC;
-    cfg.seed = 5;
+    cfg.starts.source = STARTPOS_CRC;
+    cfg.starts.seed = 5;
     params_material_only(&cfg.a);
     char *text = NULL;
     size_t len = 0;
@@ -287,6 +286,56 @@ static void a_threaded_selfplay_counts_every_game_and_writes_pgn_in_pair_order(v
     free(text);
 }
 
+/* An imbalance follows the run document: B holds the named pieces in both
+ * games of a pair, white in game 1 and black in game 2. */
+static void a_selfplay_imbalance_gives_b_its_pieces_in_both_games(void)
+{
+    selfplay_config_t cfg;
+    selfplay_config_default(&cfg);
+    cfg.pairs = 2;
+    cfg.game.nodes = 200;
+    cfg.game.hash_mb = 1;
+    cfg.game.max_moves = 4;
+    cfg.name_a = "Aside";
+    cfg.name_b = "Bside";
+    startpos_imbalance_t imb;
+    char err[256] = "";
+    CHECK(startpos_imbalance_parse("A vs C", &imb, err, sizeof err) == 0);
+    cfg.starts.source = STARTPOS_CRC;
+    cfg.starts.seed = 9;
+    cfg.starts.imbalances = &imb;
+    cfg.starts.imbalance_count = 1;
+    char *text = NULL;
+    size_t len = 0;
+    cfg.pgn = open_memstream(&text, &len);
+    selfplay_stats_t st;
+    CHECK_MSG(selfplay_run(&cfg, &st, err, sizeof err) == 0, "%s", err);
+    fclose(cfg.pgn);
+    CHECK_EQ_INT(st.pairs, 2);
+    /* Game 1.1: Bside is White and White has the archbishop, not the chancellor. */
+    const char *g1 = strstr(text, "[Round \"1.1\"]"), *g2 = strstr(text, "[Round \"1.2\"]");
+    CHECK(g1 && g2 && g1 < g2);
+    const char *w1 = strstr(g1, "[White \""), *f1 = strstr(g1, "[FEN \"");
+    const char *w2 = strstr(g2, "[White \""), *f2 = strstr(g2, "[FEN \"");
+    CHECK(w1 && f1 && w2 && f2);
+    CHECK(strncmp(w1, "[White \"Bside\"]", 15) == 0);
+    CHECK(strncmp(w2, "[White \"Aside\"]", 15) == 0);
+    int wa1 = 0, wc1 = 0, ba2 = 0, bc2 = 0;
+    for (const char *c = f1 + 6; *c && *c != ' '; c++) {
+        wa1 += *c == 'A';
+        wc1 += *c == 'C';
+    }
+    for (const char *c = f2 + 6; *c && *c != ' '; c++) {
+        ba2 += *c == 'a';
+        bc2 += *c == 'c';
+    }
+    CHECK_EQ_INT(wa1, 1);
+    CHECK_EQ_INT(wc1, 0);
+    CHECK_EQ_INT(ba2, 1);   /* game 2: Bside is Black and Black has the archbishop */
+    CHECK_EQ_INT(bc2, 0);
+    free(text);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_game_from_the_start_ends_by_the_rules_with_legal_moves),
     CASE(an_archbishop_mates_a_bare_king),
@@ -300,6 +349,7 @@ static const check_case_t CASES[] = {
     CASE(termination_names_round_trip),
     CASE(games_on_two_threads_match_the_same_games_played_alone),
     CASE(a_threaded_selfplay_counts_every_game_and_writes_pgn_in_pair_order),
+    CASE(a_selfplay_imbalance_gives_b_its_pieces_in_both_games),
     { 0 } };
 
 int main(int argc, char **argv)

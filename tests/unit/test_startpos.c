@@ -1,5 +1,8 @@
-/* Unit tests for the start positions of a run's pairs (coordinator/startpos.h). */
+/* Unit tests for the start positions of pairs (engine/startpos.h): runs and
+ * `capa-engine selfplay` share the module. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "board.h"
@@ -234,6 +237,86 @@ static void a_book_is_read_checked_by_its_hash_and_cycled(void)
     unlink(path);
 }
 
+static void crc_starts_and_their_random_plies_are_legal_and_reproducible(void)
+{
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 1234, .random_plies = 8 };
+    startpos_t a, b;
+    char err[256];
+    board_t *board = malloc(sizeof *board);
+    CHECK(board != NULL);
+    for (int64_t k = 0; k < 10; k++) {
+        CHECK_MSG(startpos_for_pair(&spec, k, &a, err, sizeof err) == 0, "%s", err);
+        CHECK(startpos_for_pair(&spec, k, &b, err, sizeof err) == 0);
+        CHECK_EQ_STR(a.fen, b.fen);
+        CHECK_MSG(board_set_fen(board, a.fen, VARIANT_CAPARANDOM, err, sizeof err) == 0, "%s: %s",
+                  a.fen, err);
+        CHECK_EQ_INT(board_fullmove(board), 5);   /* eight plies: move 5, White to move */
+        char start[128];
+        CHECK(crc_start_fen(a.crc_number, start, sizeof start) == 0);
+        CHECK(strcmp(a.fen, start) != 0);
+    }
+    free(board);
+}
+
+static void a_book_start_plays_its_random_plies_in_the_book_variant(void)
+{
+    const char *lines[] = { "rnbqckabnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQCKABNR w KQkq - 0 1" };
+    startpos_spec_t spec = { .source = STARTPOS_BOOK, .variant = VARIANT_GOTHIC, .seed = 77,
+                             .book = lines, .book_count = 1, .random_plies = 3 };
+    startpos_t a, b;
+    char err[256];
+    CHECK_MSG(startpos_for_pair(&spec, 0, &a, err, sizeof err) == 0, "%s", err);
+    CHECK(startpos_for_pair(&spec, 0, &b, err, sizeof err) == 0);
+    CHECK_EQ_STR(a.fen, b.fen);
+    CHECK(strstr(a.fen, " b ") != NULL);   /* three plies: Black to move */
+    board_t *board = malloc(sizeof *board);
+    CHECK(board != NULL);
+    int rc = board_set_fen(board, a.fen, VARIANT_GOTHIC, err, sizeof err);
+    free(board);
+    CHECK_MSG(rc == 0, "%s: %s", a.fen, err);
+    int differ = 0;
+    for (int64_t k = 1; k < 6; k++) {
+        CHECK(startpos_for_pair(&spec, k, &b, err, sizeof err) == 0);
+        differ += strcmp(a.fen, b.fen) != 0;
+    }
+    CHECK(differ >= 4);
+}
+
+static void an_imbalance_that_removes_a_missing_piece_is_refused(void)
+{
+    startpos_imbalance_t imb[1] = { { .label = "QQ vs nothing", .side = "", .other = "QQ" } };
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 3, .imbalances = imb,
+                             .imbalance_count = 1 };
+    startpos_t s;
+    char err[256] = "";
+    CHECK(startpos_for_pair(&spec, 0, &s, err, sizeof err) < 0);
+    CHECK(err[0] != 0);
+    CHECK_EQ_INT(startpos_for_pair(&spec, -1, &s, err, sizeof err), CAPA_ERANGE);
+}
+
+static void a_book_line_may_not_hold_an_epd_operation_or_a_long_line(void)
+{
+    char path[] = "/tmp/capa_book_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("rnbqckabnr/pppp1ppppp/10/4p5/4P5/10/PPPP1PPPPP/RNBQCKABNR w KQkq - id \"e4e5\";\n", f);
+    fclose(f);
+    char **lines = NULL;
+    size_t n = 0;
+    char err[256] = "";
+    CHECK_EQ_INT(startpos_book_load(path, "", &lines, &n, err, sizeof err), CAPA_EINVAL);
+    CHECK_MSG(strstr(err, "line 1") != NULL, "%s", err);
+    f = fopen(path, "w");
+    for (int i = 0; i < 600; i++)
+        fputc('1', f);
+    fputc('\n', f);
+    fclose(f);
+    CHECK_EQ_INT(startpos_book_load(path, "", &lines, &n, err, sizeof err), CAPA_EINVAL);
+    CHECK(lines == NULL);
+    unlink(path);
+}
+
 static const check_case_t CASES[] = {
     CASE(imbalance_text_parses_into_the_two_sides),
     CASE(malformed_imbalances_are_refused_with_a_message),
@@ -243,6 +326,10 @@ static const check_case_t CASES[] = {
     CASE(several_pawns_come_off_different_files),
     CASE(variant_starts_play_reproducible_random_plies),
     CASE(a_book_is_read_checked_by_its_hash_and_cycled),
+    CASE(crc_starts_and_their_random_plies_are_legal_and_reproducible),
+    CASE(a_book_start_plays_its_random_plies_in_the_book_variant),
+    CASE(an_imbalance_that_removes_a_missing_piece_is_refused),
+    CASE(a_book_line_may_not_hold_an_epd_operation_or_a_long_line),
     { 0 },
 };
 

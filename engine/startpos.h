@@ -22,8 +22,8 @@
  * R and N, the other colour loses A. `fen` has B's pieces with White, `fen2`
  * with Black (docs/protocol.md "Sides"). Values runs need STARTPOS_CRC.
  */
-#ifndef CAPA_COORD_STARTPOS_H
-#define CAPA_COORD_STARTPOS_H
+#ifndef CAPA_ENGINE_STARTPOS_H
+#define CAPA_ENGINE_STARTPOS_H
 
 #include <stdbool.h>
 #include <stddef.h>
