@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     int64_t contributor = 0, run = 0;
     store_worker_t w = { .cores = 2, .concurrency = 2 };
     snprintf(w.id, sizeof w.id, "bench-worker");
-    store_run_t r = { .kind = STORE_RUN_SPRT, .name = name, .doc = "{}", .seed = 1,
+    store_run_t r = { .kind = PROTO_KIND_SPRT, .name = name, .doc = "{}", .seed = 1,
                       .pairs_planned = INT64_MAX };
     if (store_contributor_add(st, name, hash, false, &contributor) < 0
         || (w.contributor_id = contributor, store_worker_upsert(st, &w)) < 0

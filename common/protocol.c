@@ -388,6 +388,37 @@ static int s_request_from(const cJSON *j, proto_request_t *m, proto_code_t *faul
     return pjson_int32(j, "", "slots", true, 1, PROTO_SLOTS_MAX, &m->slots, err, errlen);
 }
 
+int proto_game_read(const cJSON *obj, const char *where, bool required, proto_game_t *g,
+                    char *err, size_t errlen)
+{
+    const char *w = where;
+    TRY(pjson_int(obj, w, "tc_base_ms", false, 0, 86400000, &g->tc_base_ms, err, errlen));
+    TRY(pjson_int(obj, w, "tc_inc_ms", false, 0, 3600000, &g->tc_inc_ms, err, errlen));
+    if (!required && (g->tc_base_ms > 0 || g->tc_inc_ms > 0))
+        g->nodes = 0;   /* a time control replaces the default node count */
+    TRY(pjson_int(obj, w, "nodes", required, 0, PROTO_NODES_MAX, &g->nodes, err, errlen));
+    if (g->nodes > 0 && (g->tc_base_ms > 0 || g->tc_inc_ms > 0))
+        return capa_fail(err, errlen, CAPA_EINVAL,
+                         "%s: give either nodes or a time control (tc_base_ms, tc_inc_ms), not both",
+                         w);
+    if (g->nodes == 0 && g->tc_base_ms == 0)
+        return capa_fail(err, errlen, CAPA_EINVAL, "%s: needs nodes > 0 or tc_base_ms > 0", w);
+    TRY(pjson_int32(obj, w, "resign_cp", required, 0, 100000, &g->resign_cp, err, errlen));
+    TRY(pjson_int32(obj, w, "resign_moves", required, 0, 1000, &g->resign_moves, err, errlen));
+    TRY(pjson_int32(obj, w, "draw_cp", required, 0, 100000, &g->draw_cp, err, errlen));
+    TRY(pjson_int32(obj, w, "draw_moves", required, 0, 1000, &g->draw_moves, err, errlen));
+    TRY(pjson_int32(obj, w, "draw_min_ply", required, 0, PROTO_PLIES_MAX, &g->draw_min_ply, err,
+                    errlen));
+    TRY(pjson_int32(obj, w, "max_plies", required, 0, PROTO_PLIES_MAX, &g->max_plies, err, errlen));
+    if (g->hash_mb == 0)
+        g->hash_mb = PROTO_HASH_MB_DEFAULT;
+    TRY(pjson_int32(obj, w, "hash_mb", false, 1, PROTO_HASH_MB_MAX, &g->hash_mb, err, errlen));
+    if (g->resign_cp > 0 && g->resign_moves == 0)
+        return capa_fail(err, errlen, CAPA_EINVAL, "%s.resign_moves: must be > 0 when resign_cp is set",
+                         w);
+    return 0;
+}
+
 static int s_game_from(const cJSON *g, proto_game_t *m, char *err, size_t errlen)
 {
     const char *w = "game";
@@ -395,22 +426,8 @@ static int s_game_from(const cJSON *g, proto_game_t *m, char *err, size_t errlen
     if (!proto_variant_known(m->variant))
         return capa_fail(err, errlen, CAPA_EINVAL, "game.variant: unknown variant \"%s\"", m->variant);
     TRY(pjson_bool(g, w, "chess960", true, &m->chess960, err, errlen));
-    TRY(pjson_int(g, w, "nodes", true, 0, PROTO_ID_NUM_MAX, &m->nodes, err, errlen));
-    TRY(pjson_int(g, w, "tc_base_ms", false, 0, 86400000, &m->tc_base_ms, err, errlen));
-    TRY(pjson_int(g, w, "tc_inc_ms", false, 0, 3600000, &m->tc_inc_ms, err, errlen));
-    if (m->nodes == 0 && m->tc_base_ms == 0)
-        return capa_fail(err, errlen, CAPA_EINVAL, "game: needs nodes > 0 or tc_base_ms > 0");
-    if (m->nodes > 0 && (m->tc_base_ms > 0 || m->tc_inc_ms > 0))
-        return capa_fail(err, errlen, CAPA_EINVAL, "game: nodes and a time control are exclusive");
-    TRY(pjson_int32(g, w, "resign_cp", true, 0, 100000, &m->resign_cp, err, errlen));
-    TRY(pjson_int32(g, w, "resign_moves", true, 0, 1000, &m->resign_moves, err, errlen));
-    TRY(pjson_int32(g, w, "draw_cp", true, 0, 100000, &m->draw_cp, err, errlen));
-    TRY(pjson_int32(g, w, "draw_moves", true, 0, 1000, &m->draw_moves, err, errlen));
-    TRY(pjson_int32(g, w, "draw_min_ply", true, 0, PROTO_PLIES_MAX, &m->draw_min_ply, err, errlen));
-    TRY(pjson_int32(g, w, "max_plies", true, 0, PROTO_PLIES_MAX, &m->max_plies, err, errlen));
     m->hash_mb = PROTO_HASH_MB_DEFAULT;
-    TRY(pjson_int32(g, w, "hash_mb", false, 1, PROTO_HASH_MB_MAX, &m->hash_mb, err, errlen));
-    return 0;
+    return proto_game_read(g, w, true, m, err, errlen);
 }
 
 static int s_task_from(const cJSON *j, proto_task_t *m, proto_code_t *fault, char *err,

@@ -52,6 +52,7 @@
 #define PROTO_HASH_MB_DEFAULT 16       /* TASK game.hash_mb when absent */
 #define PROTO_HASH_MB_MAX 4096
 #define PROTO_ID_NUM_MAX INT64_C(9007199254740991) /* ids, pair numbers: 0..2^53-1 */
+#define PROTO_NODES_MAX INT64_C(1000000000000)     /* game.nodes: nodes per move */
 
 typedef enum {
     PROTO_NONE = 0,   /* unknown or not yet known */
@@ -337,6 +338,17 @@ void proto_params_free(proto_params_t *params);
  * [A-Za-z0-9_.]{1,47}, values finite with |v| <= 1e9, at most
  * PROTO_PARAMS_MAX. Caller frees with proto_params_free. */
 struct cJSON;
+/* Reads a `game` object's limits and adjudication fields into *g and checks
+ * them: the one validator of a run document's "game" (common/rundoc.h;
+ * required = false: absent fields keep *g's defaults, and a time control
+ * replaces the default node count) and of a TASK's (required = true for
+ * nodes and the adjudication fields). where names the object in messages.
+ * nodes 0..PROTO_NODES_MAX, either nodes > 0 or tc_base_ms > 0 and never
+ * both, resign_cp > 0 needs resign_moves > 0, hash_mb 1..PROTO_HASH_MB_MAX
+ * (absent: 16). variant and chess960 are the caller's. 0 or CAPA_EINVAL /
+ * CAPA_ERANGE with a message. */
+int proto_game_read(const struct cJSON *obj, const char *where, bool required, proto_game_t *g,
+                    char *err, size_t errlen);
 int proto_params_from_json(const struct cJSON *obj, const char *where, proto_params_t *out,
                            char *err, size_t errlen);
 /* Returns a new cJSON object (caller deletes) or NULL on ENOMEM/bad value. */

@@ -162,27 +162,8 @@ static int s_game(const cJSON *root, rundoc_t *d, char *err, size_t errlen)
                                         "resign_moves", "draw_cp", "draw_moves", "draw_min_ply",
                                         "max_plies", "hash_mb", NULL };
     TRY(pjson_only_keys(obj, "game", keys, err, errlen));
-    TRY(pjson_int(obj, "game", "tc_base_ms", false, 0, 86400000, &g->tc_base_ms, err, errlen));
-    TRY(pjson_int(obj, "game", "tc_inc_ms", false, 0, 3600000, &g->tc_inc_ms, err, errlen));
-    if (g->tc_base_ms > 0 || g->tc_inc_ms > 0)
-        g->nodes = 0;
-    TRY(pjson_int(obj, "game", "nodes", false, 0, INT64_C(1000000000000), &g->nodes, err, errlen));
-    if (g->nodes > 0 && (g->tc_base_ms > 0 || g->tc_inc_ms > 0))
-        return capa_fail(err, errlen, CAPA_EINVAL,
-                         "game: give either nodes or a time control (tc_base_ms, tc_inc_ms), not both");
-    if (g->nodes == 0 && g->tc_base_ms == 0)
-        return capa_fail(err, errlen, CAPA_EINVAL,
-                         "game: needs nodes > 0 or tc_base_ms > 0");
-    TRY(pjson_int32(obj, "game", "resign_cp", false, 0, 100000, &g->resign_cp, err, errlen));
-    TRY(pjson_int32(obj, "game", "resign_moves", false, 0, 1000, &g->resign_moves, err, errlen));
-    TRY(pjson_int32(obj, "game", "draw_cp", false, 0, 100000, &g->draw_cp, err, errlen));
-    TRY(pjson_int32(obj, "game", "draw_moves", false, 0, 1000, &g->draw_moves, err, errlen));
-    TRY(pjson_int32(obj, "game", "draw_min_ply", false, 0, PROTO_PLIES_MAX, &g->draw_min_ply, err, errlen));
-    TRY(pjson_int32(obj, "game", "max_plies", false, 0, PROTO_PLIES_MAX, &g->max_plies, err, errlen));
-    TRY(pjson_int32(obj, "game", "hash_mb", false, 1, PROTO_HASH_MB_MAX, &g->hash_mb, err, errlen));
-    if (g->resign_cp > 0 && g->resign_moves == 0)
-        return capa_fail(err, errlen, CAPA_EINVAL, "game.resign_moves: must be > 0 when resign_cp is set");
-    return 0;
+    /* The same reader and limits as a TASK's game (common/protocol.h). */
+    return proto_game_read(obj, "game", false, g, err, errlen);
 }
 
 static int s_sprt(const cJSON *root, rundoc_t *d, rundoc_check_param_fn cb, void *ctx, char *err,
@@ -363,7 +344,9 @@ static int s_parse(const cJSON *root, rundoc_t *d, rundoc_check_param_fn cb, voi
         return capa_fail(err, errlen, CAPA_EINVAL, "a run document is a JSON object");
     TRY(pjson_no_duplicates(root, "", err, errlen));
     int kind = 0;
-    static const char *const kinds[] = { "sprt", "values", "spsa" };
+    const char *const kinds[] = { proto_kind_name(PROTO_KIND_SPRT),
+                                  proto_kind_name(PROTO_KIND_VALUES),
+                                  proto_kind_name(PROTO_KIND_SPSA) };
     TRY(s_choice(root, "", "kind", true, kinds, 3, &kind, err, errlen));
     d->kind = (proto_kind_t) kind;
 #define COMMON "kind", "name", "description", "seed", "priority", "variant", "chess960", \

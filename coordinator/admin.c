@@ -114,27 +114,26 @@ int admin_run_submit(store_t *store, const char *json, size_t len, int64_t submi
         rundoc_destroy(&doc);
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
-    /* What the coordinator will need must work now, not fail later. */
+    /* What the coordinator will need must work now, not fail later: the
+     * run's shape from this very document (no second parse). */
     runinfo_t *ri = NULL;
-    rc = runinfo_from_doc(canon, NULL, &ri, err, errlen);
-    runinfo_destroy(&ri);
+    rc = runinfo_from_rundoc(&doc, NULL, 0, &ri, err, errlen);
     if (rc == 0) {
         store_run_t run;
         memset(&run, 0, sizeof run);
-        run.kind = doc->kind == PROTO_KIND_SPRT ? STORE_RUN_SPRT
-                 : doc->kind == PROTO_KIND_VALUES ? STORE_RUN_VALUES : STORE_RUN_SPSA;
-        run.name = doc->name;
+        run.kind = ri->doc->kind;
+        run.name = ri->doc->name;
         run.doc = canon;
-        run.priority = doc->priority;
-        run.seed = doc->seed;
-        run.pairs_planned = rundoc_total_pairs(doc);
+        run.priority = ri->doc->priority;
+        run.seed = ri->doc->seed;
+        run.pairs_planned = ri->pairs_planned;
         run.submitted_by = submitted_by;
         rc = store_run_insert(store, &run, id_out);
         if (rc < 0)
             capa_fail(err, errlen, rc, "%s", store_last_error(store));
     }
+    runinfo_destroy(&ri);
     free(canon);
-    rundoc_destroy(&doc);
     return rc;
 }
 
@@ -291,7 +290,7 @@ static int s_run(store_t *st, int argc, char **argv)
             char when[32];
             timefmt_utc_minutes(runs[i].created_at_ms, when, sizeof when);
             printf("%6lld  %-6s %-9s %4d %-32s %10lld %10lld  %s\n", (long long) runs[i].id,
-                   store_run_kind_name(runs[i].kind), store_run_status_name(runs[i].status),
+                   proto_kind_name(runs[i].kind), store_run_status_name(runs[i].status),
                    runs[i].priority, runs[i].name, (long long) runs[i].totals.pairs,
                    (long long) runs[i].pairs_planned, when);
         }

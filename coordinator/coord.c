@@ -288,7 +288,8 @@ int coord_new(const coord_config_t *cfg, coord_t **self_p, char *err, size_t err
     }
     if (rc == 0 && self->cfg.verify_rate > 0) {
         self->verify = verify_new(self->cfg.verify_rate,
-                                  (uint64_t) coord_wall_ms() ^ ((uint64_t) getpid() << 32));
+                                  (uint64_t) coord_wall_ms() ^ ((uint64_t) getpid() << 32),
+                                  coord_flagged_cb, self);
         if (!self->verify)
             rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory for verification");
         else

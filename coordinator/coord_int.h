@@ -248,13 +248,19 @@ void coord_handle(coord_t *self, coord_turn_t *turn, const uint8_t *rid, size_t 
 /* coord_outlier.c: the per-worker outlier test of every active sprt run
  * (verify_outlier.h); flags outliers like a failed replay does. */
 void coord_outliers_check(coord_t *self);
-/* Flags a worker (store, verify state), rereads every run's counters and
+/* "Flagged" has one source of truth: workers.flagged in the store. The
+ * coordinator's list (self->flagged) is its copy in memory, read at start
+ * (coord_flagged_load) and grown only by coord_worker_flag after the store
+ * has the flag; verification asks this list (coord_flagged_cb). */
+/* Flags a worker (store, then the list), rereads every run's counters and
  * rebuilds the active runs' pools: its excluded pairs are played again. */
 int coord_worker_flag(coord_t *self, const char *worker_id, const char *reason);
 /* Reads the workers flagged before this start (they get no tasks, verify
  * nothing and do not count as witnesses). */
 int coord_flagged_load(coord_t *self);
 bool coord_worker_is_flagged(const coord_t *self, const char *worker_id);
+/* coord_worker_is_flagged as a verify_flagged_fn (ctx: the coord_t). */
+bool coord_flagged_cb(void *ctx, const char *worker_id);
 
 /* coord_spsa.c */
 /* A fresh perturbation for a new task of an spsa run (owned by the caller). */

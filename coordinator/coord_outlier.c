@@ -20,12 +20,17 @@ bool coord_worker_is_flagged(const coord_t *self, const char *worker_id)
     return false;
 }
 
+bool coord_flagged_cb(void *ctx, const char *worker_id)
+{
+    return coord_worker_is_flagged(ctx, worker_id);
+}
+
 static void s_flagged_add(coord_t *self, const char *worker_id)
 {
-    if (self->verify)
-        verify_set_flagged(self->verify, worker_id);
     if (coord_worker_is_flagged(self, worker_id))
         return;
+    if (self->verify)
+        verify_drop_worker(self->verify, worker_id);
     if (self->nflagged == self->flagged_cap) {
         size_t cap = self->flagged_cap ? 2 * self->flagged_cap : 16;
         char (*v)[PROTO_ID_MAX] = realloc(self->flagged, cap * sizeof *v);
@@ -124,6 +129,6 @@ static void s_check_run(coord_t *self, coord_run_t *run)
 void coord_outliers_check(coord_t *self)
 {
     for (coord_run_t *r = self->runs; r; r = r->next)
-        if (r->active && r->info && r->info->kind == STORE_RUN_SPRT)
+        if (r->active && r->info && r->info->doc->kind == PROTO_KIND_SPRT)
             s_check_run(self, r);
 }

@@ -74,15 +74,15 @@ static int s_send_task(coord_t *self, coord_item_t *it, coord_run_t *run, int64_
     t->run_id = run->id;
     t->lease_id = task_id;
     t->lease_seconds = self->cfg.lease_seconds;
-    t->kind = (proto_kind_t) run->info->kind;
-    t->game = run->info->game;
+    t->kind = run->info->doc->kind;
+    t->game = run->info->doc->game;
     size_t n = (size_t) (r.hi - r.lo + 1);
     t->pairs = calloc(n, sizeof *t->pairs);
     int rc = t->pairs ? 0 : CAPA_ENOMEM;
     if (rc == 0)
-        rc = s_params_copy(&t->a, &run->info->a);
+        rc = s_params_copy(&t->a, run->info->a);
     if (rc == 0)
-        rc = s_params_copy(&t->b, &run->info->b);
+        rc = s_params_copy(&t->b, run->info->b);
     if (rc == 0 && step)
         rc = s_spsa_sets(run, step, t);
     char err[256] = "";
@@ -155,9 +155,9 @@ static void s_request_pick(coord_t *self, coord_item_t *it)
             coord_run_t *run = map[k];
             sched_size_in_t in = { .nps = it->nps, .concurrency = it->concurrency,
                                    .slots = it->msg.u.request.slots,
-                                   .nodes = run->info->game.nodes,
-                                   .tc_base_ms = run->info->game.tc_base_ms,
-                                   .tc_inc_ms = run->info->game.tc_inc_ms,
+                                   .nodes = run->info->doc->game.nodes,
+                                   .tc_base_ms = run->info->doc->game.tc_base_ms,
+                                   .tc_inc_ms = run->info->doc->game.tc_inc_ms,
                                    .target_seconds = self->cfg.task_seconds };
             if (pool_take(run->pool, sched_task_pairs(&in), &it->range) == 0) {
                 it->run = run;

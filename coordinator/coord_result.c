@@ -66,7 +66,7 @@ static void s_verify_result(coord_t *self, coord_job_t *wjob, coord_item_t *it)
                    (long long) res->task_id, (long long) job->pair_no);
         return;
     }
-    if (verify_is_flagged(self->verify, job->worker_id)) {
+    if (coord_worker_is_flagged(self, job->worker_id)) {
         /* The pair judged is excluded and its number may be counted for
          * someone else by now: no verdict, which would land on that pair. */
         LOG(LOG_DEBUG, "run %lld pair %lld: replay by %s dropped, %s is flagged",
@@ -492,9 +492,9 @@ void coord_results_apply(coord_t *self, coord_job_t *job)
         self->stored_total += (int64_t) it->n_new;
         s_result_count(self, it);
         /* Replays need determinism: fixed-node games of sprt and values runs. */
-        if (self->verify && it->n_new > 0 && it->run->info->kind != STORE_RUN_SPSA &&
-            it->run->info->game.nodes > 0 &&
-            !verify_is_flagged(self->verify, it->worker_id))
+        if (self->verify && it->n_new > 0 && it->run->info->doc->kind != PROTO_KIND_SPSA &&
+            it->run->info->doc->game.nodes > 0 &&
+            !coord_worker_is_flagged(self, it->worker_id))
             for (size_t p = 0; p < it->msg.u.result.pair_count; p++)
                 if (it->fresh[p] &&
                     verify_offer(self->verify, it->run->id, it->msg.u.result.pairs[p].pair,

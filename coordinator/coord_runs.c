@@ -92,7 +92,7 @@ static int s_activate(coord_t *self, coord_run_t *run)
     }
     run->active = true;
     LOG(LOG_INFO, "run %lld (%s, %s): %lld of %lld pairs to hand out, %lld under lease",
-        (long long) run->id, store_run_kind_name(run->info->kind), run->info->name,
+        (long long) run->id, proto_kind_name(run->info->doc->kind), run->info->doc->name,
         (long long) pool_size(run->pool), (long long) run->pairs_planned,
         (long long) run->in_flight);
     return 0;
@@ -120,8 +120,8 @@ static int s_load(coord_t *self, const store_run_t *sr, coord_run_t **out)
     run->pairs_planned = sr->pairs_planned;
     run->totals = sr->totals;
     run->last_estimate_pairs = -1;
-    int rc = runinfo_from_doc(sr->doc ? sr->doc : "", NULL, &run->info, err, sizeof err);
-    if (rc == 0 && sr->kind == STORE_RUN_SPSA) {
+    int rc = runinfo_from_doc(sr->doc ? sr->doc : "", NULL, 0, &run->info, err, sizeof err);
+    if (rc == 0 && sr->kind == PROTO_KIND_SPSA) {
         rc = coord_spsa_load(self, run, sr->state);
         if (rc < 0)
             snprintf(err, sizeof err, "bad SPSA state");
@@ -139,7 +139,8 @@ static int s_load(coord_t *self, const store_run_t *sr, coord_run_t **out)
         s_run_free(run);
         return CAPA_EINVAL;
     }
-    run->info->seed = (uint64_t) sr->seed;
+    /* The stored seed is the run's (the canonical document carries the same). */
+    run->info->doc->seed = sr->seed;
     run->info->spec.seed = (uint64_t) sr->seed;
     /* Append: the list stays oldest first. */
     coord_run_t **pp = &self->runs;
@@ -188,7 +189,7 @@ int coord_runs_refresh(coord_t *self)
         if (!run) {
             if (s_load(self, sr, &run) == 0)
                 LOG(LOG_INFO, "run %lld (%s) picked up from the database", (long long) sr->id,
-                    store_run_kind_name(sr->kind));
+                    proto_kind_name(sr->kind));
             continue;
         }
         run->priority = sr->priority;
@@ -260,7 +261,7 @@ int coord_run_check(coord_t *self, coord_run_t *run, bool final_estimate)
     if (!run->active)
         return 0;
     runinfo_t *info = run->info;
-    if (info->kind == STORE_RUN_SPRT && run->totals.pairs > 0) {
+    if (info->doc->kind == PROTO_KIND_SPRT && run->totals.pairs > 0) {
         stats_counts_t c = { 0 };
         for (int i = 0; i < 5; i++)
             c.penta[i] = run->totals.penta[i];
@@ -289,7 +290,7 @@ int coord_run_check(coord_t *self, coord_run_t *run, bool final_estimate)
             return rc;
         }
     }
-    if (info->kind == STORE_RUN_VALUES && run->totals.pairs != run->last_estimate_pairs &&
+    if (info->doc->kind == PROTO_KIND_VALUES && run->totals.pairs != run->last_estimate_pairs &&
         (final_estimate || coord_now_ms() - run->last_estimate_ms >=
                                (int64_t) self->cfg.estimate_seconds * 1000))
         s_estimate(self, run);
@@ -311,10 +312,10 @@ int coord_run_check(coord_t *self, coord_run_t *run, bool final_estimate)
             s_pool_build(self, run);
             return 0;
         }
-        if (info->kind == STORE_RUN_VALUES)
+        if (info->doc->kind == PROTO_KIND_VALUES)
             s_estimate(self, run);
         cJSON *res = cJSON_CreateObject();
-        cJSON_AddStringToObject(res, "verdict", info->kind == STORE_RUN_SPRT ? "inconclusive"
+        cJSON_AddStringToObject(res, "verdict", info->doc->kind == PROTO_KIND_SPRT ? "inconclusive"
                                                                               : "complete");
         cJSON_AddNumberToObject(res, "pairs", (double) count);
         if (run->spsa) {

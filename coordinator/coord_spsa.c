@@ -21,7 +21,7 @@ stats_spsa_step_t *coord_spsa_propose(coord_t *self, coord_run_t *run, int64_t t
     int n = stats_spsa_size(run->spsa);
     int8_t signs[STATS_SPSA_MAX_PARAMS];
     stats_rng_t rng;
-    stats_rng_seed(&rng, run->info->seed ^ ((uint64_t) task_id * UINT64_C(0x9E3779B97F4A7C15)));
+    stats_rng_seed(&rng, (uint64_t) run->info->doc->seed ^ ((uint64_t) task_id * UINT64_C(0x9E3779B97F4A7C15)));
     for (int i = 0; i < n; i++)
         signs[i] = (int8_t) stats_rng_sign(&rng);
     stats_spsa_step_t *step = malloc(sizeof *step);

@@ -69,6 +69,12 @@ static int s_mask(const char *arg, int (*parse)(const char *), unsigned *mask)
     return 0;
 }
 
+static int s_kind_parse(const char *name)
+{
+    proto_kind_t kind;
+    return proto_kind_parse(name, &kind) < 0 ? -1 : (int) kind;
+}
+
 static int s_uint_arg(http_req_t *req, const char *name, long lo, long hi, long def, long *out)
 {
     const char *a = http_arg(req, name);
@@ -88,7 +94,7 @@ static cJSON *s_run_json(const store_run_t *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", (double) r->id);
     cJSON_AddStringToObject(o, "name", r->name ? r->name : "");
-    cJSON_AddStringToObject(o, "kind", store_run_kind_name(r->kind));
+    cJSON_AddStringToObject(o, "kind", proto_kind_name(r->kind));
     cJSON_AddStringToObject(o, "status", store_run_status_name(r->status));
     cJSON_AddNumberToObject(o, "priority", r->priority);
     cJSON_AddNumberToObject(o, "pairs", (double) r->totals.pairs);
@@ -124,7 +130,7 @@ cJSON *http_api_runs_json(http_req_t *req, int *rc)
     memset(&f, 0, sizeof f);
     long limit, offset;
     if (s_mask(http_arg(req, "status"), store_run_status_parse, &f.status_mask) < 0 ||
-        s_mask(http_arg(req, "kind"), store_run_kind_parse, &f.kind_mask) < 0 ||
+        s_mask(http_arg(req, "kind"), s_kind_parse, &f.kind_mask) < 0 ||
         s_uint_arg(req, "limit", 1, 1000, 100, &limit) < 0 ||
         s_uint_arg(req, "offset", 0, 100000000, 0, &offset) < 0) {
         *rc = http_reply_error(req, 400, "bad_request",
@@ -246,7 +252,7 @@ cJSON *http_api_values_json(http_req_t *req, int *rc)
     }
     store_run_filter_t f;
     memset(&f, 0, sizeof f);
-    f.kind_mask = 1u << STORE_RUN_VALUES;
+    f.kind_mask = 1u << PROTO_KIND_VALUES;
     f.status_mask = (1u << STORE_RUN_RUNNING) | (1u << STORE_RUN_FINISHED) |
                     (1u << STORE_RUN_STOPPED);
     f.limit = 200;

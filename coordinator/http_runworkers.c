@@ -59,7 +59,7 @@ static int s_build(http_req_t *req, store_t *st, int64_t id, cJSON **out)
     int rc = store_run_get(st, id, &run);
     if (rc < 0)
         return rc;
-    store_run_kind_t kind = run.kind;
+    proto_kind_t kind = run.kind;
     store_run_clear(&run);
     store_worker_row_t *rows = NULL;
     size_t n_rows = 0;
@@ -75,7 +75,7 @@ static int s_build(http_req_t *req, store_t *st, int64_t id, cJSON **out)
         return rc;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "run", (double) id);
-    cJSON_AddStringToObject(o, "kind", store_run_kind_name(kind));
+    cJSON_AddStringToObject(o, "kind", proto_kind_name(kind));
     cJSON_AddStringToObject(o, "test", runworkers_test_name(test));
     cJSON_AddNumberToObject(o, "min_pairs", VERIFY_OUTLIER_MIN_PAIRS);
     cJSON_AddNumberToObject(o, "outlier_p", p_max);

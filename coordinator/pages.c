@@ -14,6 +14,7 @@
 #include "pages_svg.h"
 #include "report.h"
 #include "rundoc.h"
+#include "runinfo.h"
 #include "stats_elo.h"
 #include "stats_sprt.h"
 #include "stats_values.h"
@@ -391,10 +392,11 @@ static void s_sprt_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *
  * hundred records whatever the run's size). */
 static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const char *doc_text)
 {
-    rundoc_t *doc = NULL;
+    runinfo_t *ri = NULL;
     char err[512];
-    if (!doc_text || rundoc_parse(doc_text, strlen(doc_text), NULL, NULL, &doc, err, sizeof err) < 0)
+    if (!doc_text || runinfo_from_doc(doc_text, NULL, RUNINFO_READ_ONLY, &ri, err, sizeof err) < 0)
         return;
+    const rundoc_t *doc = ri->doc;
     stats_game_t *all = NULL, *games = NULL;
     int *bucket = NULL;
     size_t nall = 0;
@@ -455,7 +457,7 @@ out:
     free(games);
     free(all);
     free(bucket);
-    rundoc_destroy(&doc);
+    runinfo_destroy(&ri);
 }
 
 static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *rep,

@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "rundoc.h"
+#include "runinfo.h"
 #include "stats_sprt.h"
 #include "stats_plan.h"
 #include "stats_values.h"
@@ -33,20 +34,13 @@ static void s_counts(const store_totals_t *t, stats_counts_t *c)
     c->losses = t->losses;
 }
 
-static int s_sprt(const rundoc_t *doc, const store_totals_t *t, cJSON *rep, char *err,
+static int s_sprt(const runinfo_t *ri, const store_totals_t *t, cJSON *rep, char *err,
                   size_t errlen)
 {
-    stats_sprt_params_t p;
-    stats_sprt_params_default(&p);
-    p.elo0 = doc->elo0;
-    p.elo1 = doc->elo1;
-    p.alpha = doc->alpha;
-    p.beta = doc->beta;
-    p.model = doc->model == RUNDOC_ELO_LOGISTIC ? STATS_MODEL_LOGISTIC : STATS_MODEL_NORMALIZED;
     stats_counts_t c;
     s_counts(t, &c);
     stats_sprt_report_t r;
-    int rc = stats_sprt_report(&p, &c, &r, err, errlen);
+    int rc = stats_sprt_report(&ri->sprt, &c, &r, err, errlen);
     if (rc < 0)
         return rc;
     cJSON *j = stats_sprt_to_json(&r);
@@ -235,15 +229,16 @@ int report_build(store_t *store, int64_t run_id, cJSON **out, char *err, size_t 
         return capa_fail(err, errlen, rc, "no run %lld", (long long) run_id);
     if (rc < 0)
         return capa_fail(err, errlen, rc, "%s", store_last_error(store));
-    rundoc_t *doc = NULL;
-    rc = rundoc_parse(run.doc, strlen(run.doc), NULL, NULL, &doc, err, errlen);
+    runinfo_t *ri = NULL;
+    rc = runinfo_from_doc(run.doc ? run.doc : "", NULL, RUNINFO_READ_ONLY, &ri, err, errlen);
+    const rundoc_t *doc = ri ? ri->doc : NULL;
     cJSON *rep = rc == 0 ? cJSON_CreateObject() : NULL;
     if (rc == 0 && !rep)
         rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     if (rc == 0) {
         cJSON_AddNumberToObject(rep, "id", (double) run.id);
         cJSON_AddStringToObject(rep, "name", run.name);
-        cJSON_AddStringToObject(rep, "kind", store_run_kind_name(run.kind));
+        cJSON_AddStringToObject(rep, "kind", proto_kind_name(run.kind));
         cJSON_AddStringToObject(rep, "status", store_run_status_name(run.status));
         cJSON_AddNumberToObject(rep, "priority", run.priority);
         cJSON_AddNumberToObject(rep, "seed", (double) run.seed);
@@ -262,18 +257,18 @@ int report_build(store_t *store, int64_t run_id, cJSON **out, char *err, size_t 
         cJSON_AddNumberToObject(t, "losses", (double) run.totals.losses);
         cJSON_AddNumberToObject(t, "cpu_ms", (double) run.totals.cpu_ms);
         switch (run.kind) {
-        case STORE_RUN_SPRT:
-            rc = s_sprt(doc, &run.totals, rep, err, errlen);
+        case PROTO_KIND_SPRT:
+            rc = s_sprt(ri, &run.totals, rep, err, errlen);
             break;
-        case STORE_RUN_VALUES:
+        case PROTO_KIND_VALUES:
             rc = s_values(store, run_id, doc, rep, err, errlen);
             break;
-        case STORE_RUN_SPSA:
+        case PROTO_KIND_SPSA:
             rc = s_spsa(store, run_id, doc, run.state, rep, err, errlen);
             break;
         }
     }
-    rundoc_destroy(&doc);
+    runinfo_destroy(&ri);
     store_run_clear(&run);
     if (rc < 0) {
         cJSON_Delete(rep);

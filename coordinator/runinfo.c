@@ -1,5 +1,4 @@
-/* runinfo.c - the coordinator's view of a run document (see runinfo.h),
- * built with common/rundoc.h from the canonical JSON kept in runs.doc. */
+/* runinfo.c - a run's shape from its document (see runinfo.h). */
 #include "runinfo.h"
 
 #include <stdio.h>
@@ -11,43 +10,38 @@
 #include "rundoc.h"
 #include "types.h"
 
-static int s_copy_params(proto_params_t *dst, const proto_params_t *src)
-{
-    memset(dst, 0, sizeof *dst);
-    if (src->count == 0)
-        return 0;
-    if (!(dst->items = malloc(src->count * sizeof *dst->items)))
-        return CAPA_ENOMEM;
-    memcpy(dst->items, src->items, src->count * sizeof *dst->items);
-    dst->count = src->count;
-    return 0;
-}
-
-int runinfo_from_doc(const char *doc_json, const char *book_dir, runinfo_t **out, char *err,
-                     size_t errlen)
+int runinfo_from_doc(const char *doc_json, const char *book_dir, unsigned flags, runinfo_t **out,
+                     char *err, size_t errlen)
 {
     *out = NULL;
     rundoc_t *doc = NULL;
-    int rc = rundoc_parse(doc_json, strlen(doc_json), params_check_cb, NULL, &doc, err, errlen);
+    int rc = rundoc_parse(doc_json, strlen(doc_json),
+                          (flags & RUNINFO_READ_ONLY) ? NULL : params_check_cb, NULL, &doc, err,
+                          errlen);
     if (rc < 0)
         return rc;
+    return runinfo_from_rundoc(&doc, book_dir, flags, out, err, errlen);
+}
+
+int runinfo_from_rundoc(rundoc_t **doc_p, const char *book_dir, unsigned flags, runinfo_t **out,
+                        char *err, size_t errlen)
+{
+    *out = NULL;
+    rundoc_t *doc = *doc_p;
+    *doc_p = NULL;
     runinfo_t *ri = calloc(1, sizeof *ri);
     if (!ri) {
         rundoc_destroy(&doc);
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
-    ri->kind = doc->kind == PROTO_KIND_SPRT ? STORE_RUN_SPRT
-             : doc->kind == PROTO_KIND_VALUES ? STORE_RUN_VALUES : STORE_RUN_SPSA;
-    snprintf(ri->name, sizeof ri->name, "%s", doc->name);
-    ri->priority = doc->priority;
-    ri->seed = (uint64_t) doc->seed;
+    ri->doc = doc;
     ri->pairs_planned = rundoc_total_pairs(doc);
-    ri->game = doc->game;
+    ri->a = ri->b = &doc->params;
+    int rc = 0;
     switch (doc->kind) {
     case PROTO_KIND_SPRT:
-        rc = s_copy_params(&ri->a, &doc->a);
-        if (rc == 0)
-            rc = s_copy_params(&ri->b, &doc->b);
+        ri->a = &doc->a;
+        ri->b = &doc->b;
         stats_sprt_params_default(&ri->sprt);
         ri->sprt.elo0 = doc->elo0;
         ri->sprt.elo1 = doc->elo1;
@@ -55,13 +49,9 @@ int runinfo_from_doc(const char *doc_json, const char *book_dir, runinfo_t **out
         ri->sprt.beta = doc->beta;
         ri->sprt.model = doc->model == RUNDOC_ELO_LOGISTIC ? STATS_MODEL_LOGISTIC
                                                            : STATS_MODEL_NORMALIZED;
-        if (rc == 0)
-            rc = stats_sprt_params_check(&ri->sprt, err, errlen);
+        rc = stats_sprt_params_check(&ri->sprt, err, errlen);
         break;
     case PROTO_KIND_VALUES:
-        rc = s_copy_params(&ri->a, &doc->params);
-        if (rc == 0)
-            rc = s_copy_params(&ri->b, &doc->params);
         if (doc->imbalance_count > STARTPOS_IMB_MAX)
             rc = capa_fail(err, errlen, CAPA_ERANGE, "imbalances: at most %d", STARTPOS_IMB_MAX);
         for (size_t i = 0; rc == 0 && i < doc->imbalance_count; i++) {
@@ -103,7 +93,7 @@ int runinfo_from_doc(const char *doc_json, const char *book_dir, runinfo_t **out
     startpos_spec_t *sp = &ri->spec;
     sp->variant = (int) v;
     sp->random_plies = doc->positions.random_plies;
-    sp->seed = ri->seed;
+    sp->seed = (uint64_t) doc->seed;
     if (rc == 0) {
         switch (doc->positions.source) {
         case RUNDOC_POS_CRC:
@@ -114,6 +104,8 @@ int runinfo_from_doc(const char *doc_json, const char *book_dir, runinfo_t **out
             break;
         case RUNDOC_POS_BOOK: {
             sp->source = STARTPOS_BOOK;
+            if (flags & RUNINFO_READ_ONLY)
+                break;
             char path[2 * RUNDOC_PATH_MAX + 8];
             snprintf(path, sizeof path, "%s%s%s", book_dir ? book_dir : "", book_dir ? "/" : "",
                      doc->positions.file);
@@ -143,7 +135,6 @@ int runinfo_from_doc(const char *doc_json, const char *book_dir, runinfo_t **out
     }
     if (rc == 0 && ri->pairs_planned < 1)
         rc = capa_fail(err, errlen, CAPA_ERANGE, "the run plans no pairs");
-    rundoc_destroy(&doc);
     if (rc < 0) {
         runinfo_destroy(&ri);
         return rc;
@@ -157,8 +148,7 @@ void runinfo_destroy(runinfo_t **self_p)
     if (!self_p || !*self_p)
         return;
     runinfo_t *ri = *self_p;
-    proto_params_free(&ri->a);
-    proto_params_free(&ri->b);
+    rundoc_destroy(&ri->doc);
     startpos_book_free(&ri->book, ri->book_count);
     free(ri);
     *self_p = NULL;

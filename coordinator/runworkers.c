@@ -11,12 +11,12 @@
 #include "stats_chi2.h"
 #include "verify_outlier.h"
 
-runworkers_test_t runworkers_test_of(store_run_kind_t kind)
+runworkers_test_t runworkers_test_of(proto_kind_t kind)
 {
     switch (kind) {
-    case STORE_RUN_SPRT:
+    case PROTO_KIND_SPRT:
         return RUNWORKERS_POOLED;
-    case STORE_RUN_VALUES:
+    case PROTO_KIND_VALUES:
         return RUNWORKERS_BY_IMBALANCE;
     default:
         return RUNWORKERS_NONE;

@@ -58,7 +58,7 @@ typedef struct {
 } runworkers_t;
 
 /* The test a run of this kind gets. */
-runworkers_test_t runworkers_test_of(store_run_kind_t kind);
+runworkers_test_t runworkers_test_of(proto_kind_t kind);
 /* "none", "pooled", "by_imbalance". */
 const char *runworkers_test_name(runworkers_test_t test);
 

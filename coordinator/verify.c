@@ -10,7 +10,6 @@
 #include "stats_rng.h"
 
 #define JOBS_MAX 4096
-#define FLAGGED_MAX 1024
 #define DISAGREE_MAX 8192
 
 typedef struct {
@@ -23,8 +22,8 @@ struct verify_s {
     verify_job_t *jobs;
     size_t njobs;
     int64_t next_task;
-    char (*flagged)[PROTO_ID_MAX];
-    size_t nflagged;
+    verify_flagged_fn is_flagged;     /* the coordinator's list (see verify_new) */
+    void *flagged_ctx;
     s_disagree_t *dis;
     size_t ndis;
     verify_stats_t st;
@@ -37,7 +36,12 @@ static int64_t s_wall_ms(void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-verify_t *verify_new(double rate, uint64_t seed)
+static bool s_flagged(const verify_t *self, const char *worker_id)
+{
+    return self->is_flagged && self->is_flagged(self->flagged_ctx, worker_id);
+}
+
+verify_t *verify_new(double rate, uint64_t seed, verify_flagged_fn is_flagged, void *ctx)
 {
     verify_t *v = calloc(1, sizeof *v);
     if (!v)
@@ -45,9 +49,10 @@ verify_t *verify_new(double rate, uint64_t seed)
     v->rate = rate < 0 ? 0 : rate > 1 ? 1 : rate;
     stats_rng_seed(&v->rng, seed);
     v->jobs = calloc(JOBS_MAX, sizeof *v->jobs);
-    v->flagged = calloc(FLAGGED_MAX, sizeof *v->flagged);
+    v->is_flagged = is_flagged;
+    v->flagged_ctx = ctx;
     v->dis = calloc(DISAGREE_MAX, sizeof *v->dis);
-    if (!v->jobs || !v->flagged || !v->dis) {
+    if (!v->jobs || !v->dis) {
         verify_destroy(&v);
         return NULL;
     }
@@ -72,7 +77,6 @@ void verify_destroy(verify_t **self_p)
     for (size_t i = 0; v->jobs && i < v->njobs; i++)
         s_result_free(&v->jobs[i].original);
     free(v->jobs);
-    free(v->flagged);
     free(v->dis);
     free(v);
     *self_p = NULL;
@@ -110,7 +114,7 @@ int verify_offer(verify_t *self, int64_t run_id, int64_t pair_no, const char *wo
 
 int verify_take(verify_t *self, const char *worker_id, verify_job_t *out)
 {
-    if (verify_is_flagged(self, worker_id))
+    if (s_flagged(self, worker_id))
         return CAPA_ENOTFOUND;
     for (size_t i = 0; i < self->njobs; i++) {
         verify_job_t *j = &self->jobs[i];
@@ -157,11 +161,8 @@ void verify_expire(verify_t *self, int64_t now_ms, int64_t max_age_ms)
     }
 }
 
-void verify_set_flagged(verify_t *self, const char *worker_id)
+void verify_drop_worker(verify_t *self, const char *worker_id)
 {
-    if (verify_is_flagged(self, worker_id) || self->nflagged == FLAGGED_MAX)
-        return;
-    snprintf(self->flagged[self->nflagged++], PROTO_ID_MAX, "%s", worker_id);
     self->st.flagged++;
     /* Its pairs waiting for a replay no longer matter (they are excluded). */
     for (size_t i = self->njobs; i-- > 0;) {
@@ -173,13 +174,6 @@ void verify_set_flagged(verify_t *self, const char *worker_id)
     }
 }
 
-bool verify_is_flagged(const verify_t *self, const char *worker_id)
-{
-    for (size_t i = 0; i < self->nflagged; i++)
-        if (strcmp(self->flagged[i], worker_id) == 0)
-            return true;
-    return false;
-}
 
 bool verify_same(const proto_pair_result_t *a, const proto_pair_result_t *b, char *why,
                  size_t whylen)
@@ -222,7 +216,7 @@ static int s_partners(const verify_t *v, const char *id)
         const char *other = strcmp(v->dis[i].a, id) == 0   ? v->dis[i].b
                             : strcmp(v->dis[i].b, id) == 0 ? v->dis[i].a
                                                            : NULL;
-        if (!other || verify_is_flagged(v, other))
+        if (!other || s_flagged(v, other))
             continue;
         bool dup = false;
         for (int k = 0; k < n; k++)
@@ -250,7 +244,7 @@ bool verify_judge(verify_t *self, const verify_job_t *job, const proto_pair_resu
     }
     const char *who[2] = { job->worker_id, job->verifier };
     for (int i = 0; i < 2 && guilty; i++)
-        if (!verify_is_flagged(self, who[i]) && s_partners(self, who[i]) >= VERIFY_QUORUM) {
+        if (!s_flagged(self, who[i]) && s_partners(self, who[i]) >= VERIFY_QUORUM) {
             snprintf(guilty, guiltylen, "%s", who[i]);
             break;
         }

@@ -10,7 +10,7 @@
  * VERIFY_QUORUM different workers that are not flagged themselves: one liar
  * verifying honest workers' pairs cannot get an honest worker flagged alone.
  *
- *   verify_t *v = verify_new(0.05, seed);        rate 0 = off
+ *   verify_t *v = verify_new(0.05, seed, is_flagged, ctx);   rate 0 = off
  *   verify_offer(v, run, pair_no, "w1", &pair_result);    after a commit
  *   verify_job_t job;
  *   if (verify_take(v, "w2", &job) == 0) ... send job.pair_no as task job.task_id
@@ -50,9 +50,14 @@ typedef struct {
     uint64_t offered, sampled, handed, reproduced, mismatched, flagged, dropped;
 } verify_stats_t;
 
-/* rate: share of stored pairs replayed, 0..1. NULL on out of memory. The
- * caller owns the result (verify_destroy). */
-verify_t *verify_new(double rate, uint64_t seed);
+/* Whether a worker is flagged. verify keeps no list of its own: it asks the
+ * coordinator's (coord_worker_is_flagged, loaded from the store). */
+typedef bool (*verify_flagged_fn)(void *ctx, const char *worker_id);
+
+/* rate: share of stored pairs replayed, 0..1. is_flagged (ctx passed back)
+ * says who is flagged; NULL = nobody. NULL on out of memory. The caller owns
+ * the result (verify_destroy). */
+verify_t *verify_new(double rate, uint64_t seed, verify_flagged_fn is_flagged, void *ctx);
 void verify_destroy(verify_t **self_p);
 
 /* A freshly stored pair: queued for a replay with probability rate. At most
@@ -70,15 +75,16 @@ bool verify_is_task(int64_t task_id);
 /* Compares replay with the job's original. True if identical; else why
  * says what differs and the disagreement is recorded; *guilty (may be NULL)
  * gets the worker that now disagrees with VERIFY_QUORUM unflagged others
- * ("" if none), which the caller flags (verify_set_flagged). */
+ * ("" if none), which the caller flags (and then calls verify_drop_worker). */
 bool verify_judge(verify_t *self, const verify_job_t *job, const proto_pair_result_t *replay,
                   char *why, size_t whylen, char *guilty, size_t guiltylen);
 /* Forgets a job (after its RESULT, or when its run is gone). */
 void verify_forget(verify_t *self, int64_t task_id);
 /* Puts jobs handed out longer than max_age_ms ago back in the queue. */
 void verify_expire(verify_t *self, int64_t now_ms, int64_t max_age_ms);
-void verify_set_flagged(verify_t *self, const char *worker_id);
-bool verify_is_flagged(const verify_t *self, const char *worker_id);
+/* A worker was just flagged: its pairs waiting for a replay are dropped
+ * (they are excluded) and the stats count one more flagged worker. */
+void verify_drop_worker(verify_t *self, const char *worker_id);
 /* Two pair results are the same games (moves compared when both have them). */
 bool verify_same(const proto_pair_result_t *a, const proto_pair_result_t *b, char *why,
                  size_t whylen);

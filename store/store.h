@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol.h"
+
 typedef struct store_s store_t;
 
 #define STORE_ID_MAX 64      /* worker ids: 1..63 bytes of A-Z a-z 0-9 . _ : - */
@@ -80,8 +82,6 @@ void store_rollback(store_t *store);
 
 /* ---- runs (store_runs.c) ------------------------------------------------- */
 
-typedef enum { STORE_RUN_SPRT = 0, STORE_RUN_VALUES = 1, STORE_RUN_SPSA = 2 } store_run_kind_t;
-
 typedef enum {
     STORE_RUN_PENDING = 0,
     STORE_RUN_RUNNING = 1,
@@ -90,11 +90,11 @@ typedef enum {
     STORE_RUN_FAILED = 4
 } store_run_status_t;
 
-/* "sprt"/"values"/"spsa", "pending"/"running"/...; NULL for a bad value. */
-const char *store_run_kind_name(store_run_kind_t kind);
+/* "pending"/"running"/...; NULL for a bad value. A run's kind is the one
+ * run-kind enum, proto_kind_t (common/protocol.h: proto_kind_name,
+ * proto_kind_parse). */
 const char *store_run_status_name(store_run_status_t status);
 /* Parse a name; return the enum value or -1. */
-int store_run_kind_parse(const char *name);
 int store_run_status_parse(const char *name);
 
 /* A run's counters over its non-excluded pairs (kept by store_insert_pairs). */
@@ -107,7 +107,7 @@ typedef struct {
 
 typedef struct {
     int64_t id;
-    store_run_kind_t kind;
+    proto_kind_t kind;
     store_run_status_t status;
     char *name;            /* heap */
     char *doc;             /* heap: the run document (JSON text) */

@@ -6,25 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const s_kinds[] = { "sprt", "values", "spsa" };
 static const char *const s_statuses[] = { "pending", "running", "finished", "stopped", "failed" };
-
-const char *store_run_kind_name(store_run_kind_t kind)
-{
-    return (unsigned) kind < 3 ? s_kinds[kind] : NULL;
-}
 
 const char *store_run_status_name(store_run_status_t status)
 {
     return (unsigned) status < 5 ? s_statuses[status] : NULL;
-}
-
-int store_run_kind_parse(const char *name)
-{
-    for (int i = 0; name && i < 3; i++)
-        if (strcmp(name, s_kinds[i]) == 0)
-            return i;
-    return -1;
 }
 
 int store_run_status_parse(const char *name)
@@ -70,7 +56,8 @@ static int s_run_from(store_t *store, const PGresult *res, int row, store_run_t 
     bool oom = false;
     memset(run, 0, sizeof *run);
     run->id = store_get_i64(res, row, 0);
-    run->kind = (store_run_kind_t) store_run_kind_parse(PQgetvalue(res, row, 1));
+    run->kind = PROTO_KIND_SPRT;
+    proto_kind_parse(PQgetvalue(res, row, 1), &run->kind);   /* the schema admits only the three */
     run->status = (store_run_status_t) store_run_status_parse(PQgetvalue(res, row, 2));
     run->name = store_get_dup(res, row, 3, &oom);
     run->priority = store_get_int(res, row, 4);
@@ -121,7 +108,7 @@ static int s_runs_from(store_t *store, PGresult *res, store_run_t **runs_p, size
 
 int store_run_insert(store_t *store, const store_run_t *run, int64_t *id_out)
 {
-    const char *kind = store_run_kind_name(run->kind);
+    const char *kind = proto_kind_name(run->kind);
     if (!kind)
         return store_fail(store, CAPA_EINVAL, "run kind %d is not sprt, values or spsa",
                           (int) run->kind);
@@ -189,6 +176,9 @@ int store_run_list(store_t *store, const store_run_filter_t *filter, store_run_t
         f = *filter;
     char statuses[128], kinds[64], limit[24], offset[24];
     s_mask_array(f.status_mask, s_statuses, 5, statuses, sizeof statuses);
+    const char *const s_kinds[] = { proto_kind_name(PROTO_KIND_SPRT),
+                                    proto_kind_name(PROTO_KIND_VALUES),
+                                    proto_kind_name(PROTO_KIND_SPSA) };
     s_mask_array(f.kind_mask, s_kinds, 3, kinds, sizeof kinds);
     const char *params[] = { statuses, kinds, store_i64(limit, f.limit ? (int64_t) f.limit : 100),
                              store_i64(offset, (int64_t) f.offset) };

@@ -68,7 +68,7 @@ static void s_worker(store_t *st, const char *id, int64_t contributor)
     CHECK_MSG(rc == 0, "worker_upsert: %s", store_last_error(st));
 }
 
-static int64_t s_run(store_t *st, store_run_kind_t kind, int64_t planned)
+static int64_t s_run(store_t *st, proto_kind_t kind, int64_t planned)
 {
     store_run_t run = { .kind = kind, .name = "test run", .doc = "{\"kind\": \"test\"}",
                         .seed = 42, .pairs_planned = planned };
@@ -242,7 +242,7 @@ static void a_batch_is_stored_once_and_a_replay_is_all_duplicates(void)
     store_t *st = s_store();
     int64_t c = s_contributor(st, "batch owner");
     s_worker(st, "w-batch", c);
-    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 1000);
     store_pair_t p[10];
     for (int i = 0; i < 10; i++)
         p[i] = s_pair(100 + i, "w-batch");
@@ -274,7 +274,7 @@ static void a_batch_is_stored_once_and_a_replay_is_all_duplicates(void)
 static void a_partly_replayed_batch_reports_new_and_duplicate_pairs(void)
 {
     store_t *st = s_store();
-    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 1000);
     store_pair_t p[6];
     for (int i = 0; i < 6; i++)
         p[i] = s_pair(i, NULL);
@@ -297,7 +297,7 @@ static void a_partly_replayed_batch_reports_new_and_duplicate_pairs(void)
 static void a_bad_batch_stores_nothing(void)
 {
     store_t *st = s_store();
-    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 1000);
     store_pair_t p[3] = { s_pair(1, NULL), s_pair(2, NULL), s_pair(1, NULL) };
     CHECK_EQ_INT(store_insert_pairs(st, run, p, 3, NULL, NULL), CAPA_EINVAL);
     CHECK(strstr(store_last_error(st), "twice") != NULL);
@@ -335,7 +335,7 @@ static void batches_share_a_commit_and_a_bad_one_spoils_nothing(void)
     store_t *st = s_store();
     int64_t c = s_contributor(st, "group commit");
     s_worker(st, "w-group", c);
-    int64_t run1 = s_run(st, STORE_RUN_SPRT, 1000), run2 = s_run(st, STORE_RUN_SPRT, 1000);
+    int64_t run1 = s_run(st, PROTO_KIND_SPRT, 1000), run2 = s_run(st, PROTO_KIND_SPRT, 1000);
     store_pair_t a[3], b[2], dup[2], bad[2], ghost[1];
     for (int i = 0; i < 3; i++)
         a[i] = s_pair(i, "w-group");
@@ -393,7 +393,7 @@ static void totals_equal_a_recount_of_the_pairs(void)
     int64_t c = s_contributor(st, "recount");
     s_worker(st, "w-good", c);
     s_worker(st, "w-bad", c);
-    int64_t run = s_run(st, STORE_RUN_SPRT, 100000);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 100000);
     /* Batches of varying size with overlaps (replays), from two workers. */
     uint64_t x = 88172645463325252ull;
     store_pair_t batch[64];
@@ -467,7 +467,7 @@ static void an_excluded_pair_gives_its_number_back_and_stays_kept(void)
     s_worker(st, "x-liar", c);
     s_worker(st, "x-honest", c);
     s_worker(st, "x-judge", c);
-    int64_t run = s_run(st, STORE_RUN_SPRT, 10);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 10);
     int64_t task = 0;
     CHECK(store_task_create(st, run, "x-liar", 0, 4, 3600 * 1000, &task) == 0);
     store_pair_t lie[5], good[10];
@@ -603,7 +603,7 @@ static void excluded_pairs_of_an_older_database_free_their_numbers(void)
     CHECK(store_contributor_add(st, "old", "0123456789abcdef0123456789abcdef", false, &c) == 0);
     s_worker(st, "old-liar", c);
     s_worker(st, "old-honest", c);
-    int64_t run = s_run(st, STORE_RUN_SPRT, 4);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 4);
     /* Pairs 0, 1 of a worker flagged the old way (excluded in place), 2, 3
      * of another, as 001 stored them. */
     char sql[1024];
@@ -690,7 +690,7 @@ static void racing_stores_count_each_pair_once(void)
     store_t *st = s_store();
     int64_t c = s_contributor(st, "racer");
     s_worker(st, "w-race", c);
-    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 1000);
     s_racer_t r[4];
     pthread_t t[4];
     for (int i = 0; i < 4; i++) {
@@ -718,7 +718,7 @@ static void racing_stores_count_each_pair_once(void)
 static void stored_pairs_come_back_as_ranges(void)
 {
     store_t *st = s_store();
-    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 1000);
     int64_t nos[] = { 0, 1, 2, 5, 7, 8, 9, 10, 20 };
     store_pair_t p[9];
     for (int i = 0; i < 9; i++)
@@ -755,7 +755,7 @@ static void stored_pairs_come_back_as_ranges(void)
 static void imbalance_games_are_counted_from_the_side_under_test(void)
 {
     store_t *st = s_store();
-    int64_t run = s_run(st, STORE_RUN_VALUES, 1000);
+    int64_t run = s_run(st, PROTO_KIND_VALUES, 1000);
     store_pair_t p[3];
     for (int i = 0; i < 3; i++) {
         p[i] = s_pair(i, NULL);
@@ -785,7 +785,7 @@ static void imbalance_games_are_counted_from_the_side_under_test(void)
 static void pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings(void)
 {
     store_t *st = s_store();
-    int64_t run = s_run(st, STORE_RUN_VALUES, 1000);
+    int64_t run = s_run(st, PROTO_KIND_VALUES, 1000);
     static const char *const FENS[4] = {
         "rnabqkbcnr/pppppppppp/10/10/10/10/PP1PPPPPPP/RNABQKBCNR w KQkq - 0 1", /* White's c-pawn */
         "rnabqkbcnr/ppppppppp1/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1", /* Black's j-pawn */
@@ -836,7 +836,7 @@ static void expired_leases_return_exactly_the_unstored_pairs(void)
     store_t *st = s_store();
     int64_t c = s_contributor(st, "lease owner");
     s_worker(st, "w-lease", c);
-    int64_t run = s_run(st, STORE_RUN_SPRT, 100);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 100);
     int64_t live = 0, dead = 0;
     CHECK(store_task_create(st, run, "w-lease", 0, 9, 0, &dead) == 0);
     CHECK(store_task_create(st, run, "w-lease", 10, 19, 3600 * 1000, &live) == 0);
@@ -905,7 +905,7 @@ static void leases_survive_a_new_store_and_extend(void)
     store_t *st = s_store();
     int64_t c = s_contributor(st, "restart owner");
     s_worker(st, "w-restart", c);
-    int64_t run = s_run(st, STORE_RUN_SPSA, 500);
+    int64_t run = s_run(st, PROTO_KIND_SPSA, 500);
     int64_t a = 0, b = 0;
     CHECK(store_task_create(st, run, "w-restart", 0, 49, 60000, &a) == 0);
     CHECK(store_task_create(st, run, "w-restart", 50, 99, 60000, &b) == 0);
@@ -946,14 +946,14 @@ static void runs_move_through_their_statuses(void)
 {
     store_t *st = s_store();
     int64_t c = s_contributor(st, "submitter");
-    store_run_t in = { .kind = STORE_RUN_VALUES, .name = "A vs C", .seed = -7,
+    store_run_t in = { .kind = PROTO_KIND_VALUES, .name = "A vs C", .seed = -7,
                        .doc = "{\"imbalances\": [\"A vs C\"], \"pairs\": 200}",
                        .pairs_planned = 200, .priority = 5, .submitted_by = c };
     int64_t id = 0;
     CHECK(store_run_insert(st, &in, &id) == 0);
     store_run_t r;
     CHECK(store_run_get(st, id, &r) == 0);
-    CHECK_EQ_INT(r.kind, STORE_RUN_VALUES);
+    CHECK_EQ_INT(r.kind, PROTO_KIND_VALUES);
     CHECK_EQ_INT(r.status, STORE_RUN_PENDING);
     CHECK_EQ_STR(r.name, "A vs C");
     CHECK_EQ_INT(r.seed, -7);
@@ -988,7 +988,7 @@ static void runs_move_through_their_statuses(void)
     CHECK_EQ_INT(store_run_get(st, id + 100000, &r), CAPA_ENOTFOUND);
 
     store_run_filter_t f = { .status_mask = 1u << STORE_RUN_FINISHED,
-                             .kind_mask = 1u << STORE_RUN_VALUES, .limit = 10 };
+                             .kind_mask = 1u << PROTO_KIND_VALUES, .limit = 10 };
     CHECK(store_run_list(st, &f, &runs, &n) == 0);
     CHECK(n >= 1);
     for (size_t i = 0; i < n; i++) {
@@ -997,7 +997,7 @@ static void runs_move_through_their_statuses(void)
     }
     CHECK_EQ_INT(runs[0].id, id);
     store_run_list_free(&runs, n);
-    store_run_t bad = { .kind = STORE_RUN_SPRT, .name = "x", .doc = "[1, 2", .pairs_planned = 1 };
+    store_run_t bad = { .kind = PROTO_KIND_SPRT, .name = "x", .doc = "[1, 2", .pairs_planned = 1 };
     CHECK_EQ_INT(store_run_insert(st, &bad, NULL), CAPA_EINVAL);
     store_destroy(&st);
 }
@@ -1015,7 +1015,7 @@ static void runs_are_listed_in_pages_and_scheduled_by_priority(void)
     for (int i = 0; i < 7; i++) {
         char name[16];
         snprintf(name, sizeof name, "run %d", i);
-        store_run_t r = { .kind = STORE_RUN_SPRT, .name = name, .doc = "{}", .pairs_planned = 10,
+        store_run_t r = { .kind = PROTO_KIND_SPRT, .name = name, .doc = "{}", .pairs_planned = 10,
                           .priority = prio[i] };
         CHECK(store_run_insert(st, &r, &ids[i]) == 0);
     }
@@ -1055,7 +1055,7 @@ static void runs_are_listed_in_pages_and_scheduled_by_priority(void)
 static void spsa_history_and_estimates_round_trip(void)
 {
     store_t *st = s_store();
-    int64_t run = s_run(st, STORE_RUN_SPSA, 1000);
+    int64_t run = s_run(st, PROTO_KIND_SPSA, 1000);
     for (int i = 0; i < 3; i++) {
         char theta[64];
         snprintf(theta, sizeof theta, "{\"archbishop_mg\": %d}", 800 + i);
@@ -1098,7 +1098,7 @@ static void sql_injection_looking_names_are_stored_verbatim(void)
                  1);
     /* The same text through the array literals of a pair batch. */
     s_worker(st, "w-evil", id);
-    int64_t run = s_run(st, STORE_RUN_VALUES, 10);
+    int64_t run = s_run(st, PROTO_KIND_VALUES, 10);
     store_pair_t p = s_pair(3, "w-evil");
     p.imbalance = evil;
     p.end[1] = "\"},{NULL";
@@ -1112,7 +1112,7 @@ static void sql_injection_looking_names_are_stored_verbatim(void)
     CHECK_EQ_STR(rows[0].end[1], "\"},{NULL");
     CHECK_EQ_STR(rows[0].worker_id, "w-evil");
     free(rows);
-    store_run_t run_in = { .kind = STORE_RUN_SPRT, .name = (char *) evil, .doc = "{}",
+    store_run_t run_in = { .kind = PROTO_KIND_SPRT, .name = (char *) evil, .doc = "{}",
                            .pairs_planned = 1 };
     int64_t rid;
     CHECK(store_run_insert(st, &run_in, &rid) == 0);
@@ -1176,7 +1176,7 @@ static void contributor_stats_count_all_time_the_last_days_and_active_workers(vo
     int64_t a = s_contributor(st, "stats donor a"), b = s_contributor(st, "stats donor b");
     s_worker(st, "stats-wa", a);
     s_worker(st, "stats-wb", b);
-    int64_t run = s_run(st, STORE_RUN_SPRT, 10);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 10);
     store_pair_t p[6];
     for (int k = 0; k < 6; k++)
         p[k] = s_pair(k, k < 4 ? "stats-wa" : "stats-wb");
@@ -1272,7 +1272,7 @@ static void a_worker_id_cannot_be_taken_by_another_contributor(void)
 static void the_store_survives_a_postgresql_restart(void)
 {
     store_t *st = s_store();
-    int64_t run = s_run(st, STORE_RUN_SPRT, 1000);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 1000);
     store_pair_t p[4];
     for (int i = 0; i < 4; i++)
         p[i] = s_pair(i, NULL);
@@ -1353,7 +1353,7 @@ static void *s_load_thread(void *arg)
 static void no_pair_is_lost_or_counted_twice_across_restarts_under_load(void)
 {
     store_t *st = s_store();
-    int64_t run = s_run(st, STORE_RUN_SPRT, 10000000);
+    int64_t run = s_run(st, PROTO_KIND_SPRT, 10000000);
     s_loader_t l = { .run = run };
     pthread_t t;
     CHECK(pthread_create(&t, NULL, s_load_thread, &l) == 0);

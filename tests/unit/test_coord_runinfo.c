@@ -27,10 +27,10 @@ static void the_example_runs_give_what_the_coordinator_needs(void)
     runinfo_t *ri = NULL;
     const char *doc = s_read(CAPA_SOURCE_DIR "/configs/run-sprt.json");
     CHECK(doc != NULL);
-    CHECK_MSG(runinfo_from_doc(doc, NULL, &ri, err, sizeof err) == 0, "%s", err);
-    CHECK_EQ_INT(ri->kind, STORE_RUN_SPRT);
+    CHECK_MSG(runinfo_from_doc(doc, NULL, 0, &ri, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ_INT(ri->doc->kind, PROTO_KIND_SPRT);
     CHECK_EQ_INT(ri->pairs_planned, 20000);
-    CHECK_EQ_INT(ri->b.count, 2);
+    CHECK_EQ_INT(ri->b->count, 2);
     CHECK_EQ_INT(ri->spec.source, STARTPOS_CRC);
     CHECK_NEAR(ri->sprt.elo1, 5, 1e-12);
     startpos_t sp;
@@ -41,8 +41,8 @@ static void the_example_runs_give_what_the_coordinator_needs(void)
 
     doc = s_read(CAPA_SOURCE_DIR "/configs/run-values.json");
     CHECK(doc != NULL);
-    CHECK_MSG(runinfo_from_doc(doc, NULL, &ri, err, sizeof err) == 0, "%s", err);
-    CHECK_EQ_INT(ri->kind, STORE_RUN_VALUES);
+    CHECK_MSG(runinfo_from_doc(doc, NULL, 0, &ri, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ_INT(ri->doc->kind, PROTO_KIND_VALUES);
     CHECK_EQ_INT(ri->imbalance_count, 10);
     CHECK_EQ_INT(ri->pairs_planned, 8 * 1000 + 2 * 2000);
     CHECK_EQ_INT(ri->imbalances[8].pairs, 2000);
@@ -55,8 +55,8 @@ static void the_example_runs_give_what_the_coordinator_needs(void)
 
     doc = s_read(CAPA_SOURCE_DIR "/configs/run-spsa.json");
     CHECK(doc != NULL);
-    CHECK_MSG(runinfo_from_doc(doc, NULL, &ri, err, sizeof err) == 0, "%s", err);
-    CHECK_EQ_INT(ri->kind, STORE_RUN_SPSA);
+    CHECK_MSG(runinfo_from_doc(doc, NULL, 0, &ri, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ_INT(ri->doc->kind, PROTO_KIND_SPSA);
     CHECK_EQ_INT(ri->spsa.n_params, 4);
     CHECK_EQ_INT(ri->spsa.iterations, 20000);
     CHECK_NEAR(ri->spsa.A_ratio, 0.1, 1e-12);
@@ -69,21 +69,21 @@ static void documents_the_engine_or_the_arrays_cannot_play_are_refused(void)
     runinfo_t *ri = NULL;
     /* A parameter the engine does not have. */
     const char *bad_param = "{\"kind\":\"sprt\",\"name\":\"x\",\"a\":{},\"b\":{\"NoSuchValue\":1}}";
-    CHECK(runinfo_from_doc(bad_param, NULL, &ri, err, sizeof err) < 0);
+    CHECK(runinfo_from_doc(bad_param, NULL, 0, &ri, err, sizeof err) < 0);
     CHECK(strstr(err, "NoSuchValue") != NULL);
     CHECK(ri == NULL);
     /* Three rooks cannot be removed from an array that has two. */
     const char *rrr = "{\"kind\":\"values\",\"name\":\"x\",\"imbalances\":[{\"name\":\"Q vs RRR\","
                       "\"side\":\"Q\",\"other\":\"RRR\"}]}";
-    CHECK(runinfo_from_doc(rrr, NULL, &ri, err, sizeof err) < 0);
+    CHECK(runinfo_from_doc(rrr, NULL, 0, &ri, err, sizeof err) < 0);
     CHECK(ri == NULL);
     /* A book that is not there. */
     const char *book = "{\"kind\":\"sprt\",\"name\":\"x\",\"a\":{},\"b\":{},\"positions\":"
                        "{\"source\":\"book\",\"file\":\"no/such/book.epd\",\"sha256\":"
                        "\"0000000000000000000000000000000000000000000000000000000000000000\"}}";
-    CHECK_EQ_INT(runinfo_from_doc(book, NULL, &ri, err, sizeof err), CAPA_EIO);
+    CHECK_EQ_INT(runinfo_from_doc(book, NULL, 0, &ri, err, sizeof err), CAPA_EIO);
     CHECK(ri == NULL);
-    CHECK(runinfo_from_doc("not json", NULL, &ri, err, sizeof err) < 0);
+    CHECK(runinfo_from_doc("not json", NULL, 0, &ri, err, sizeof err) < 0);
 }
 
 static void the_report_text_shows_the_sprt_figures(void)

@@ -167,9 +167,9 @@ static void a_workers_rows_are_summed_and_workers_sorted_by_pairs(void)
     free(w);
     CHECK(runworkers_build(rows, 0, RUNWORKERS_POOLED, 30, 1e-6, &w, &n) == 0);
     CHECK(w == NULL && n == 0);
-    CHECK_EQ_STR(runworkers_test_name(runworkers_test_of(STORE_RUN_VALUES)), "by_imbalance");
-    CHECK_EQ_STR(runworkers_test_name(runworkers_test_of(STORE_RUN_SPRT)), "pooled");
-    CHECK_EQ_STR(runworkers_test_name(runworkers_test_of(STORE_RUN_SPSA)), "none");
+    CHECK_EQ_STR(runworkers_test_name(runworkers_test_of(PROTO_KIND_VALUES)), "by_imbalance");
+    CHECK_EQ_STR(runworkers_test_name(runworkers_test_of(PROTO_KIND_SPRT)), "pooled");
+    CHECK_EQ_STR(runworkers_test_name(runworkers_test_of(PROTO_KIND_SPSA)), "none");
 }
 
 static const check_case_t CASES[] = {
