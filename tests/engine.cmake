@@ -10,7 +10,7 @@
 #   build/tsan/tests/test_game && build/tsan/tests/test_search && build/tsan/tests/test_search_uci
 # (test_game plays two games on two threads and a two-thread selfplay.)
 add_executable(test_uci_match ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_uci_match.c)
-target_link_libraries(test_uci_match PRIVATE capaengine)
+target_link_libraries(test_uci_match PRIVATE capacli capaengine)
 
 function(capa_uci_match name labels timeout)
   add_test(NAME ${name} COMMAND test_uci_match --engine $<TARGET_FILE:capa-engine> ${ARGN})

@@ -1,7 +1,8 @@
 /* test_uci_match.c - drives capa-engine over pipes exactly as cutechess-cli
  * does (uci, setoption UCI_Variant, ucinewgame, isready, position fen ...
- * moves ..., go wtime/btime/winc/binc, bestmove, real clocks) and referees
- * every game with capalab's own rules core. Fails on an illegal move, a
+ * moves ..., go wtime/btime/winc/binc, bestmove, real clocks) through the
+ * process driver of capa match (cli/uciproc.h) and referees every game with
+ * capalab's own rules core. Fails on an illegal move, a
  * crash, a protocol timeout or a time loss of a capalab engine.
  *
  *   test_uci_match --engine PATH [--opponent PATH] [--variant V] [--games N]
@@ -13,17 +14,12 @@
  * Without --opponent the engine plays itself (two processes). With an
  * opponent that does not exist, the test is skipped (exit code 77).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "board.h"
@@ -31,113 +27,33 @@
 #include "movegen.h"
 #include "notation.h"
 #include "rules.h"
+#include "uciproc.h"
 
 #define SKIP 77
 
 typedef struct {
     const char *path;
     const char *name;
-    pid_t pid;
-    int to, from;
-    char buf[65536];
-    size_t len;
     bool ours;
+    uciproc_t *u;
 } proc_t;
 
 static int64_t s_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return uciproc_now_ms();
 }
 
-static int s_spawn(proc_t *p)
-{
-    int in[2], out[2];
-    if (pipe(in) < 0 || pipe(out) < 0)
-        return -1;
-    p->pid = fork();
-    if (p->pid < 0)
-        return -1;
-    if (p->pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        close(in[1]);
-        close(out[0]);
-        execl(p->path, p->path, (char *) NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    p->to = in[1];
-    p->from = out[0];
-    p->len = 0;
-    return 0;
-}
+#define s_sendf(p, ...) uciproc_send((p)->u, __VA_ARGS__)
 
-static void s_sendf(proc_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void s_sendf(proc_t *p, const char *fmt, ...)
-{
-    char line[32768];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0 || n >= (int) sizeof line - 1)
-        n = (int) sizeof line - 2;
-    line[n++] = '\n';
-    ssize_t off = 0;
-    while (off < n) {
-        ssize_t w = write(p->to, line + off, (size_t) (n - off));
-        if (w <= 0)
-            return;
-        off += w;
-    }
-}
-
-/* Reads one line within timeout_ms; 1 on a line, 0 on timeout, -1 on EOF. */
-static int s_readline(proc_t *p, char *out, size_t outlen, int64_t timeout_ms)
-{
-    int64_t deadline = s_now_ms() + timeout_ms;
-    for (;;) {
-        char *nl = memchr(p->buf, '\n', p->len);
-        if (nl) {
-            size_t l = (size_t) (nl - p->buf);
-            size_t c = l < outlen - 1 ? l : outlen - 1;
-            memcpy(out, p->buf, c);
-            out[c] = 0;
-            if (c && out[c - 1] == '\r')
-                out[c - 1] = 0;
-            memmove(p->buf, nl + 1, p->len - l - 1);
-            p->len -= l + 1;
-            return 1;
-        }
-        int64_t left = deadline - s_now_ms();
-        if (left <= 0)
-            return 0;
-        struct pollfd pfd = { p->from, POLLIN, 0 };
-        int r = poll(&pfd, 1, (int) left);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return 0;
-        if (p->len == sizeof p->buf)
-            p->len = 0;  /* an absurdly long line: drop it */
-        ssize_t n = read(p->from, p->buf + p->len, sizeof p->buf - p->len);
-        if (n <= 0)
-            return -1;
-        p->len += (size_t) n;
-    }
-}
-
-/* Waits for a line starting with prefix; copies it into out. */
+/* Waits for a line starting with prefix; copies it into out. 1, 0 on
+ * timeout, -1 when the engine exited. */
 static int s_expect(proc_t *p, const char *prefix, char *out, size_t outlen, int64_t timeout_ms)
 {
     int64_t deadline = s_now_ms() + timeout_ms;
     char line[65536];
     for (;;) {
         int64_t left = deadline - s_now_ms();
-        int r = s_readline(p, line, sizeof line, left > 0 ? left : 0);
+        int r = uciproc_readline(p->u, line, sizeof line, left > 0 ? left : 0);
         if (r <= 0)
             return r;
         if (strncmp(line, prefix, strlen(prefix)) == 0) {
@@ -151,58 +67,23 @@ static int s_expect(proc_t *p, const char *prefix, char *out, size_t outlen, int
     }
 }
 
-static void s_kill(proc_t *p)
+/* Starts the engine (uci/uciok), checks that it offers the variant, sets it. */
+static int s_start(proc_t *p, const char *variant)
 {
-    if (p->pid <= 0)
-        return;
-    s_sendf(p, "quit");
-    close(p->to);
-    int status = 0;
-    for (int i = 0; i < 200; i++) {
-        if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
-            p->pid = 0;
-            break;
-        }
-        usleep(10000);
+    char err[512];
+    p->u = uciproc_start(p->path, 10000, err, sizeof err);
+    if (!p->u) {
+        fprintf(stderr, "%s: %s\n", p->name, err);
+        return -1;
     }
-    if (p->pid > 0) {
-        kill(p->pid, SIGKILL);
-        waitpid(p->pid, &status, 0);
-    }
-    close(p->from);
-    p->pid = 0;
-}
-
-static int s_handshake(proc_t *p, const char *variant)
-{
-    char line[4096];
-    s_sendf(p, "uci");
-    bool has_variant = false;
-    int64_t deadline = s_now_ms() + 10000;
-    for (;;) {
-        int r = s_readline(p, line, sizeof line, deadline - s_now_ms());
-        if (r <= 0) {
-            fprintf(stderr, "%s: no uciok\n", p->name);
-            return -1;
-        }
-        if (strncmp(line, "option name UCI_Variant", 23) == 0) {
-            char want[64];
-            snprintf(want, sizeof want, " var %s", variant);
-            const char *hit = strstr(line, want);
-            has_variant = hit && (hit[strlen(want)] == ' ' || hit[strlen(want)] == 0);
-        }
-        if (strcmp(line, "uciok") == 0)
-            break;
-    }
-    if (!has_variant) {
+    if (!uciproc_has_variant(p->u, variant)) {
         fprintf(stderr, "%s: does not list UCI_Variant %s\n", p->name, variant);
         return -1;
     }
     s_sendf(p, "setoption name UCI_Variant value %s", variant);
     if (strcmp(variant, "caparandom") == 0)
         s_sendf(p, "setoption name UCI_Chess960 value true");
-    s_sendf(p, "isready");
-    if (s_expect(p, "readyok", NULL, 0, 10000) != 1) {
+    if (uciproc_sync(p->u, 10000) != 1) {
         fprintf(stderr, "%s: no readyok\n", p->name);
         return -1;
     }
@@ -374,7 +255,7 @@ int main(int argc, char **argv)
     proc_t *e[2] = { &procs[0], &procs[1] };
     int rc = 0;
     for (int i = 0; i < 2; i++) {
-        if (s_spawn(e[i]) < 0 || s_handshake(e[i], vname) < 0) {
+        if (s_start(e[i], vname) < 0) {
             fprintf(stderr, "cannot start %s\n", e[i]->path);
             rc = 1;
         }
@@ -392,7 +273,7 @@ int main(int argc, char **argv)
             rc = 1;
     }
     for (int i = 0; i < 2; i++)
-        s_kill(e[i]);
+        uciproc_stop(&e[i]->u);
     printf("%d games, %d plies: capalab %d wins, %d draws, %d losses; illegal %d, timeouts %d, "
            "time losses %d, crashes %d\n", t.games, t.plies, t.results[0], t.results[1],
            t.results[2], t.illegal, t.timeouts, t.time_losses, t.crashes);
