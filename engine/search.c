@@ -143,12 +143,14 @@ static int64_t s_elapsed(const search_t *s)
     return timeman_now_ms() - s->start_ms;
 }
 
-/* Counts a node and decides whether to abort. */
+/* Counts a node and decides whether to abort. Once aborted, nothing more is
+ * counted: a re-search started on the way out must not push the count past
+ * a node limit. */
 static bool s_should_abort(search_t *s)
 {
-    s->nodes++;
     if (s->aborted)
         return true;
+    s->nodes++;
     if (s->limits.nodes && s->nodes >= s->limits.nodes) {
         s->aborted = true;
         return true;
