@@ -16,6 +16,7 @@ typedef struct {
     bitboard_t zone[SQ_NB];                   /* king square and its neighbours */
     bitboard_t dark;                          /* squares of a1's colour */
     int8_t centre[SQ_NB];                     /* 0 (corner) .. 7 (the four centre squares) */
+    int8_t centre_rel[SQ_NB];                 /* centre[s] minus its board average (rounded) */
     int8_t distance[SQ_NB][SQ_NB];            /* king distance */
 } eval_tables_t;
 
@@ -65,6 +66,13 @@ static void s_init(void)
     for (int f = 0; f < FILE_NB; f++)
         s_t.adjacent_files[f] = (f > 0 ? s_t.file[f - 1] : 0) | (f < FILE_NB - 1 ? s_t.file[f + 1] : 0);
     s_t.dark = bb_dark_squares();
+    int centre_sum = 0;
+    for (square_t s = 0; s < SQ_NB; s++) {
+        int f = square_file(s), r = square_rank(s);
+        int fd = f <= 4 ? 4 - f : f - 5;
+        int rd = r <= 3 ? 3 - r : r - 4;
+        centre_sum += 7 - fd - rd;
+    }
     for (square_t s = 0; s < SQ_NB; s++) {
         int f = square_file(s), r = square_rank(s);
         for (int c = 0; c < COLOR_NB; c++) {
@@ -88,6 +96,7 @@ static void s_init(void)
         int fd = f <= 4 ? 4 - f : f - 5;
         int rd = r <= 3 ? 3 - r : r - 4;
         s_t.centre[s] = (int8_t) (7 - fd - rd);
+        s_t.centre_rel[s] = (int8_t) (7 - fd - rd - (centre_sum + SQ_NB / 2) / SQ_NB);
         for (square_t t = 0; t < SQ_NB; t++)
             s_t.distance[s][t] = (int8_t) s_max(s_abs(square_file(t) - f), s_abs(square_rank(t) - r));
     }
@@ -148,6 +157,9 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
     static const int VALUE_MG[PIECE_TYPE_NB] = {
         0, PARAM_PawnValueMg, PARAM_KnightValueMg, PARAM_BishopValueMg, PARAM_RookValueMg,
         PARAM_ArchbishopValueMg, PARAM_ChancellorValueMg, PARAM_QueenValueMg, 0 };
+    static const int CENTRE_MG[PIECE_TYPE_NB] = {
+        0, PARAM_PawnCentreMg, PARAM_KnightCentreMg, PARAM_BishopCentreMg, PARAM_RookCentreMg,
+        PARAM_ArchbishopCentreMg, PARAM_ChancellorCentreMg, PARAM_QueenCentreMg, 0 };
     static const int MOB_MG[PIECE_TYPE_NB] = {
         0, 0, PARAM_KnightMobilityMg, PARAM_BishopMobilityMg, PARAM_RookMobilityMg,
         PARAM_ArchbishopMobilityMg, PARAM_ChancellorMobilityMg, PARAM_QueenMobilityMg, 0 };
@@ -165,6 +177,8 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
         e += n * p->value[VALUE_MG[t] + 1];
         while (set) {
             square_t s = bb_pop_lsb(&set);
+            m += s_t.centre_rel[s] * p->value[CENTRE_MG[t]];
+            e += s_t.centre_rel[s] * p->value[CENTRE_MG[t] + 1];
             bitboard_t att = s_piece_attacks((piece_type_t) t, s, occ);
             int mob = s_popcount(att & mob_area) - MOBILITY_BASE[t];
             m += mob * p->value[MOB_MG[t]];
@@ -210,6 +224,8 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
     while (set) {
         square_t s = bb_pop_lsb(&set);
         int f = square_file(s);
+        m += s_t.centre_rel[s] * V(PawnCentreMg);
+        e += s_t.centre_rel[s] * V(PawnCentreEg);
         if (!(s_t.adjacent_files[f] & pawns)) {
             m += V(IsolatedPawnMg);
             e += V(IsolatedPawnEg);

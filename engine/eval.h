@@ -1,6 +1,7 @@
 /* eval.h - the static evaluation, driven entirely by a params_t.
  *
- * Terms: material, bishop pair, mobility per piece type, rooks and
+ * Terms: material, piece-square terms (centralisation per piece kind),
+ * bishop pair, mobility per piece type, rooks and
  * chancellors on open files, king attackers and pawn shield, king
  * centralisation, doubled / isolated / passed pawns, a mop-up term for
  * pawnless won endings and a tempo bonus, each a (middle game, end game)

@@ -7,6 +7,12 @@
  * them by game phase. The same names are used by JSON parameter sets, UCI
  * options (setoption name ArchbishopValueMg value 850) and SPSA runs.
  *
+ * Piece-square terms come as one centralisation weight per piece kind
+ * (<Piece>CentreMg/Eg, centipawns per step of the 0..7 centre distance on
+ * the 10x8 board: 0 in a corner, 7 on the four centre squares), counted
+ * relative to the board's average centre value so that a piece's material
+ * parameter keeps its meaning as the value of an average-placed piece.
+ *
  * Defaults: material from the Fairy-Max engine table (N 3.1, B 3.5,
  * R 4.75, A 8.25, C 8.75, Q 9.5 pawns; pawn = 100), bishop pair +0.5
  * (H. G. Muller); the positional terms are our own round numbers.
@@ -50,6 +56,20 @@
     X(ChancellorMobilityEg, 4, -50, 50)       \
     X(QueenMobilityMg, 1, -50, 50)            \
     X(QueenMobilityEg, 3, -50, 50)            \
+    X(PawnCentreMg, 3, -50, 50)               \
+    X(PawnCentreEg, 0, -50, 50)               \
+    X(KnightCentreMg, 5, -50, 50)             \
+    X(KnightCentreEg, 3, -50, 50)             \
+    X(BishopCentreMg, 3, -50, 50)             \
+    X(BishopCentreEg, 2, -50, 50)             \
+    X(RookCentreMg, 0, -50, 50)               \
+    X(RookCentreEg, 1, -50, 50)               \
+    X(ArchbishopCentreMg, 4, -50, 50)         \
+    X(ArchbishopCentreEg, 3, -50, 50)         \
+    X(ChancellorCentreMg, 2, -50, 50)         \
+    X(ChancellorCentreEg, 2, -50, 50)         \
+    X(QueenCentreMg, 1, -50, 50)              \
+    X(QueenCentreEg, 2, -50, 50)              \
     X(RookOpenFileMg, 25, -200, 200)          \
     X(RookOpenFileEg, 10, -200, 200)          \
     X(KingAttackMg, 12, -100, 200)            \
