@@ -7,7 +7,8 @@
 #   scripts/test.sh            everything (CI runs exactly this)
 #   scripts/test.sh --fast     only the main build's tests
 # Last, the Docker tests (label docker: base images made locally, the project
-# image, a compose cluster with failures injected); they skip themselves when
+# image, a compose cluster with failures injected, the worker .deb installed in
+# a clean container, the Swarm stack); they skip themselves when
 # no Docker daemon answers. Deep perft rows and the 10+0.1 UCI matches are
 # label slow only: ctest --test-dir build/test -L slow -LE docker.
 #   CAPA_FUZZ_SECONDS=N        budget per fuzz target (default 60)
@@ -46,5 +47,5 @@ if ls fuzz/fuzz_*.c >/dev/null 2>&1; then
   ctest --test-dir build/fuzz --output-on-failure -j "$jobs" -L fuzz
 fi
 
-step "Docker: base images, project image, compose cluster"
+step "Docker: base images, project image, compose cluster, worker package, Swarm stack"
 ctest --test-dir build/test --output-on-failure -L docker

@@ -31,3 +31,15 @@ if(TARGET capa-worker AND TARGET capa-coordinator)
     FIXTURES_REQUIRED docker_base_images
     ENVIRONMENT "CAPA_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
 endif()
+
+# The Swarm stack (tests/docker/test_swarm.sh): docker/stack.yaml on a
+# single-node swarm (made and left by the test when the daemon is in none),
+# scaling, rolling updates, a removed task; every pair stored once.
+add_test(NAME docker_swarm COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/docker/test_swarm.sh)
+set_tests_properties(docker_swarm PROPERTIES
+  LABELS "docker;slow"
+  SKIP_RETURN_CODE 77
+  TIMEOUT 1500
+  RESOURCE_LOCK docker
+  FIXTURES_REQUIRED docker_base_images
+  ENVIRONMENT "CAPA_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
