@@ -569,7 +569,17 @@ static void a_killed_worker_resends_its_spool_with_the_original_numbers(void)
     memset(&first, 0, sizeof first);
     s_collect(700, 3, PROTO_KIND_SPRT, false, 60000, &first);
     s_sigkill();
-    s_restart();
+    /* The new process's HELLO says what it holds: no task, task 700's three
+     * pairs in the spool (the coordinator returns nothing else of it). */
+    s_start(NULL);
+    s_expect(PROTO_HELLO, 20000, &m);
+    CHECK(m.u.hello.holding.listed);
+    CHECK_EQ_INT(m.u.hello.holding.task_count, 0);
+    CHECK_EQ_INT(m.u.hello.holding.spooled_count, 1);
+    CHECK_EQ_INT(m.u.hello.holding.spooled[0].task_id, 700);
+    CHECK_EQ_INT(m.u.hello.holding.spooled[0].pair_count, 3);
+    proto_msg_free(&m);
+    s_welcome(300, 3);
     /* the unacknowledged batches in their original order, before any REQUEST */
     int64_t pairs_seen = 0, expect_batch = 0;
     bool last = false;
@@ -925,6 +935,8 @@ static void a_second_signal_abandons_running_games_at_once(void)
         if (hb) {
             CHECK_EQ_INT(m.u.heartbeat.task_count, 1);
             CHECK_EQ_INT(m.u.heartbeat.tasks[0], 230);
+            CHECK(m.u.heartbeat.listed);   /* the lists are complete: nothing spooled */
+            CHECK_EQ_INT(m.u.heartbeat.spooled_count, 0);
         }
         proto_msg_free(&m);
         if (hb)
