@@ -91,6 +91,7 @@ typedef struct {
     coord_lease_t lease;            /* copy; .step is a copy or NULL */
     stats_spsa_step_t step;
     bool has_step;
+    bool held_resend;               /* the held pairs of an ended lease, its run active */
     store_pair_t *pairs;
     startpos_t *starts;
     bool *fresh;

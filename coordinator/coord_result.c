@@ -134,6 +134,7 @@ static void s_result_check(coord_t *self, coord_job_t *job, coord_item_t *it)
                                (long long) res->pairs[i].pair);
                     return;
                 }
+            it->held_resend = !l->cancelled;   /* its run goes on: SPSA counts it */
             it->lease.cancelled = true;   /* stored and counted, nothing to close */
         }
         if (l->step) {
@@ -258,7 +259,8 @@ static void s_result_count(coord_t *self, coord_item_t *it)
         losses += (p1 == 0) + (p2 == 0);
     }
     run->totals.cpu_ms += it->cpu_ms;
-    if (run->spsa && it->has_step && it->n_new > 0 && !it->lease.cancelled) {
+    if (run->spsa && it->has_step && it->n_new > 0 &&
+        (!it->lease.cancelled || it->held_resend)) {
         it->lease.step = &it->step;
         coord_spsa_apply(self, run, &it->lease, (int64_t) it->n_new, wins, losses);
         it->lease.step = NULL;
