@@ -20,4 +20,6 @@ if(TARGET capa-coordinator AND TARGET capa-worker)
   # One at a time: they play real games on the two shared cores.
   capa_add_cases(${CMAKE_CURRENT_LIST_DIR}/fault/test_fault.c PROGRAM test_fault PREFIX fault
                  PG LABELS fault TIMEOUT 300 LOCK capa_fault)
+  # The chaos run restarts processes that run their start-up bench again.
+  set_tests_properties(fault.a_chaos_run_stores_exactly_the_planned_pairs PROPERTIES TIMEOUT 600)
 endif()
