@@ -209,9 +209,10 @@ static int s_start_step(coord_t *self, char *err, size_t errlen)
 }
 
 /* Runs the start-up steps that are due. A step that fails because the
- * database is away is retried with backoff (0.25 s doubling to 8 s); the
- * migrations failing twice with the database there (a changed migration, a
- * bad bootstrap file) is fatal: the error is returned. */
+ * database is away is retried with backoff (0.25 s doubling to 8 s). The
+ * migrations and bootstrap failing for another reason (a changed migration,
+ * a bad bootstrap token file), or with a database error twice while the
+ * database answers (a broken migration), is fatal: the error is returned. */
 static int s_start(coord_t *self, char *err, size_t errlen)
 {
     while (self->start_step < START_DONE) {
@@ -223,9 +224,11 @@ static int s_start(coord_t *self, char *err, size_t errlen)
             self->start_delay_ms = 0;
             continue;
         }
-        /* Twice with the database there: not an outage. */
-        if (self->start_step == START_MIGRATE && store_ping(self->store) == 0 &&
-            self->start_healthy_fails++ > 0)
+        /* Not a database error (a bad bootstrap token file, a changed
+         * migration), or a database error twice with the database there:
+         * not an outage. */
+        if (self->start_step == START_MIGRATE &&
+            (rc != CAPA_EDB || (store_ping(self->store) == 0 && self->start_healthy_fails++ > 0)))
             return rc;
         self->start_delay_ms = self->start_delay_ms ? self->start_delay_ms * 2 : 250;
         if (self->start_delay_ms > 8000)
