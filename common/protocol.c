@@ -378,6 +378,7 @@ static int s_welcome_from(const cJSON *j, proto_welcome_t *m, proto_code_t *faul
     TRY(pjson_int32(j, "", "liveness", true, 1, 100, &m->liveness, err, errlen));
     TRY(pjson_int(j, "", "bench", true, 0, PROTO_ID_NUM_MAX, &m->bench, err, errlen));
     TRY(pjson_string(j, "", "engine", false, 0, m->engine_version, sizeof m->engine_version, NULL, err, errlen));
+    TRY(pjson_string(j, "", "contributor", false, 0, m->contributor, sizeof m->contributor, NULL, err, errlen));
     return 0;
 }
 

@@ -153,6 +153,7 @@ typedef struct {
     int liveness;                      /* 1..100 missed heartbeats = dead */
     int64_t bench;                     /* the coordinator's expected bench signature */
     char engine_version[PROTO_TEXT_MAX];
+    char contributor[PROTO_TEXT_MAX];  /* optional: the token's contributor, "" = not said */
 } proto_welcome_t;
 
 typedef struct {

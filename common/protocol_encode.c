@@ -84,7 +84,8 @@ static bool s_welcome_to(cJSON *j, const proto_welcome_t *m)
 {
     return s_str(j, "session", m->session) && s_int(j, "heartbeat_ms", m->heartbeat_ms) &&
            s_int(j, "liveness", m->liveness) && s_int(j, "bench", m->bench) &&
-           s_str(j, "engine", m->engine_version);
+           s_str(j, "engine", m->engine_version) &&
+           (!m->contributor[0] || s_str(j, "contributor", m->contributor));
 }
 
 static bool s_task_to(cJSON *j, const proto_task_t *m)

@@ -11,6 +11,7 @@
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
+#include "protocol_json.h"
 #include "store.h"
 #include "token.h"
 
@@ -181,6 +182,14 @@ static void s_welcome(coord_t *self, coord_item_t *it)
     m.u.welcome.bench = self->bench;
     snprintf(m.u.welcome.engine_version, sizeof m.u.welcome.engine_version, "%s",
              self->engine_version);
+    /* the contributor's name when it is protocol text (a worker refuses a
+     * WELCOME with control characters or broken UTF-8) */
+    const char *cn = it->contributor.name;
+    bool clean = pjson_utf8_valid(cn, strlen(cn));
+    for (const char *p = cn; clean && *p; p++)
+        clean = (unsigned char) *p >= 0x20 && *p != 0x7f;
+    if (clean)
+        snprintf(m.u.welcome.contributor, sizeof m.u.welcome.contributor, "%s", cn);
     LOG(LOG_INFO, "worker %s (%s, contributor %s, %d threads, %.0f nps) joined: session %s",
         h->worker_id, h->name, it->contributor.name, h->concurrency, h->nps, s->session);
     coord_send(self, rid, rid_len, it->req_style, &m);

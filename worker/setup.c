@@ -325,7 +325,8 @@ int worker_status_main(int argc, char **argv)
     else
         printf("capa-worker: not running; pid %" PRId64 " gone without a clean stop, last seen %s\n",
                s.pid, when);
-    printf("  coordinator  %s, token %s\n", s.coordinator, s.token_hint);
+    printf("  coordinator  %s, token %s%s%s\n", s.coordinator, s.token_hint,
+           s.contributor[0] ? " of contributor " : "", s.contributor);
     printf("  worker       %s, named \"%s\"\n", s.worker_id, s.name);
     printf("  cores        %d game thread(s) of %d core(s)\n", s.threads, s.cores);
     printf("  engine       %s, bench signature %" PRId64 "\n", s.engine_version, s.bench);

@@ -63,6 +63,7 @@ int status_save(const char *dir, const worker_status_t *s, char *err, size_t err
     cJSON_AddStringToObject(o, "state", s->state);
     cJSON_AddStringToObject(o, "coordinator", s->coordinator);
     cJSON_AddStringToObject(o, "token", s->token_hint);
+    cJSON_AddStringToObject(o, "contributor", s->contributor);
     cJSON_AddStringToObject(o, "worker_id", s->worker_id);
     cJSON_AddStringToObject(o, "name", s->name);
     cJSON_AddNumberToObject(o, "threads", s->threads);
@@ -136,6 +137,7 @@ int status_load(const char *dir, worker_status_t *s, char *err, size_t errlen)
     s_str(o, "state", s->state, sizeof s->state);
     s_str(o, "coordinator", s->coordinator, sizeof s->coordinator);
     s_str(o, "token", s->token_hint, sizeof s->token_hint);
+    s_str(o, "contributor", s->contributor, sizeof s->contributor);
     s_str(o, "worker_id", s->worker_id, sizeof s->worker_id);
     s_str(o, "name", s->name, sizeof s->name);
     s->threads = (int) s_num(o, "threads");

@@ -26,6 +26,7 @@ typedef struct {
     char state[24];             /* connecting, ready, idle, draining, stopping, stopped */
     char coordinator[256];
     char token_hint[24];        /* "capa_Ab3d..." : enough to tell tokens apart */
+    char contributor[128];      /* as the coordinator's WELCOME names it; "" = not yet */
     char worker_id[128];
     char name[256];
     int threads, cores;

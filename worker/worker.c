@@ -232,6 +232,7 @@ static void s_status_fill(worker_t *w, worker_status_t *s)
         snprintf(s->note, sizeof s->note, "%s reached", w->limit_what);
     snprintf(s->coordinator, sizeof s->coordinator, "%s", w->cfg.coordinator);
     status_token_hint(w->hello.token, s->token_hint, sizeof s->token_hint);
+    snprintf(s->contributor, sizeof s->contributor, "%s", w->contributor);
     snprintf(s->worker_id, sizeof s->worker_id, "%s", w->hello.worker_id);
     snprintf(s->name, sizeof s->name, "%s", w->hello.name);
     s->threads = w->threads;

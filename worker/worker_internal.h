@@ -124,6 +124,7 @@ struct worker_s {
     int64_t status_file_at;      /* next status.json */
     int64_t started_ms;
     int64_t limit_at;            /* stop_at / max_hours as CLOCK_MONOTONIC ms; INT64_MAX = none */
+    char contributor[PROTO_TEXT_MAX]; /* from WELCOME; "" = not said */
     char limit_what[64];         /* "stop_at 18:00" or "max_hours 4" */
     bool draining;               /* the limit passed: no new tasks, exit when done */
     int64_t last_ack_wall;       /* time(NULL) of the last ACK; 0 = none */

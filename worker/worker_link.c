@@ -362,8 +362,9 @@ static void s_on_message(worker_t *w, const char *frame, size_t len)
         w->state = WORKER_READY;
         w->resend_at = INT64_MAX;   /* the spool goes out now */
         backoff_reset(&w->backoff);
-        LOG(LOG_INFO, "WELCOME: session %s, heartbeat %d ms x %d", w->session, w->hb_ms,
-            w->liveness);
+        snprintf(w->contributor, sizeof w->contributor, "%s", wm->contributor);
+        LOG(LOG_INFO, "WELCOME: session %s, heartbeat %d ms x %d%s%s", w->session, w->hb_ms,
+            w->liveness, wm->contributor[0] ? ", contributor " : "", wm->contributor);
         if (wm->bench != w->hello.bench)
             LOG(LOG_WARN, "the coordinator expects bench %" PRId64 ", this engine has %" PRId64,
                 wm->bench, w->hello.bench);

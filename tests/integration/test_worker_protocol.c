@@ -218,6 +218,7 @@ static void s_welcome(int heartbeat_ms, int liveness)
     m.u.welcome.heartbeat_ms = heartbeat_ms;
     m.u.welcome.liveness = liveness;
     m.u.welcome.bench = 1;
+    snprintf(m.u.welcome.contributor, sizeof m.u.welcome.contributor, "tester");
     s_send(&m);
 }
 
@@ -1041,6 +1042,7 @@ static void the_start_block_and_status_lines_tell_the_owner_what_it_is_doing(voi
     char *log = s_log_text();
     CHECK(strstr(log, "  coordinator  tcp://127.0.0.1:") != NULL);
     CHECK(strstr(log, "  contributor  token capa_test...") != NULL);
+    CHECK(strstr(log, "WELCOME: session s-test, heartbeat 300 ms x 3, contributor tester") != NULL);
     CHECK(strstr(log, "  cores        2 game thread(s) of ") != NULL);
     CHECK(strstr(log, "  engine       ") != NULL && strstr(log, ", bench signature ") != NULL);
     CHECK(strstr(log, "  spool        ") != NULL &&
@@ -1056,6 +1058,8 @@ static void the_start_block_and_status_lines_tell_the_owner_what_it_is_doing(voi
     CHECK(strstr(out, "games 4 | ") != NULL);
     CHECK(strstr(out, "last ACK ") != NULL && strstr(out, "last ACK none") == NULL);
     CHECK(strstr(out, "coordinator  tcp://127.0.0.1:") != NULL);
+    CHECK_MSG(strstr(out, "token capa_test... of contributor tester") != NULL,
+              "status without the contributor: %.900s", out);
     s_sigterm_bye();
     CHECK_EQ_INT(s_status_cmd(out, sizeof out), 1);
     CHECK_MSG(strstr(out, "not running; stopped at ") != NULL && strstr(out, "exit status 0"),

@@ -100,6 +100,12 @@ static void welcome_round_trips(void)
     CHECK_EQ_INT(o.u.welcome.liveness, 4);
     CHECK_EQ_INT(o.u.welcome.bench, 987654);
     CHECK_EQ_STR(o.u.welcome.engine_version, "capa-engine 0.1.0");
+    CHECK_EQ_STR(o.u.welcome.contributor, "");
+    proto_msg_free(&o);
+    /* the contributor, when the coordinator names it */
+    strcpy(m.u.welcome.contributor, "alice");
+    o = s_round_trip(&m);
+    CHECK_EQ_STR(o.u.welcome.contributor, "alice");
 }
 
 static void request_round_trips(void)
