@@ -197,7 +197,7 @@ static long long s_wait_after_death(coord_fx_t *fx, int64_t run, const death_t *
     long long v = coord_fx_sql(fx, sql);
     CHECK(v != -1);
     *n_out = (long) (v % 100000);
-    return v / 100000 - (v < 0 ? 1 : 0);
+    return v / 100000;   /* -1 (no pair, n 0) or the wait */
 }
 
 /* The longest time from worker i's death until a lease it held then was
