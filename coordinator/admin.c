@@ -302,7 +302,7 @@ static int s_run(store_t *st, int argc, char **argv)
         if (s_parse_id(argv[2], &id) < 0)
             return s_usage();
         cJSON *rep = NULL;
-        if (report_build(st, id, &rep, err, sizeof err) < 0) {
+        if (report_build(st, id, 0, &rep, err, sizeof err) < 0) {
             fprintf(stderr, "capa-coordinator: %s\n", err);
             return 1;
         }
@@ -316,7 +316,7 @@ static int s_run(store_t *st, int argc, char **argv)
         if (s_parse_id(argv[2], &id) < 0)
             return s_usage();
         cJSON *rep = NULL;
-        if (report_build(st, id, &rep, err, sizeof err) < 0) {
+        if (report_build(st, id, 0, &rep, err, sizeof err) < 0) {
             fprintf(stderr, "capa-coordinator: %s\n", err);
             return 1;
         }

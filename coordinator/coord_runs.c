@@ -243,7 +243,7 @@ static void s_estimate(coord_t *self, coord_run_t *run)
 {
     cJSON *rep = NULL;
     char err[256];
-    if (report_build(self->store, run->id, &rep, err, sizeof err) < 0) {
+    if (report_build(self->store, run->id, REPORT_FIT, &rep, err, sizeof err) < 0) {
         LOG(LOG_WARN, "run %lld: no estimate now: %s", (long long) run->id, err);
         return;
     }

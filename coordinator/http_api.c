@@ -206,7 +206,7 @@ int http_api_run_show(http_req_t *req, int64_t id, bool report_only)
         return http_reply_db_down(req);
     char err[1024];
     cJSON *rep = NULL;
-    int r = report_build(st, id, &rep, err, sizeof err);
+    int r = report_build(st, id, 0, &rep, err, sizeof err);
     if (r < 0)
         return s_fail(req, r, err);
     if (!report_only) {

@@ -14,14 +14,13 @@
 #include "pages_svg.h"
 #include "report.h"
 #include "rundoc.h"
-#include "runinfo.h"
 #include "stats_elo.h"
 #include "stats_sprt.h"
 #include "stats_values.h"
 
 #define PAGES_PAIRS_MAX 400000   /* pairs read back for the charts of one run */
 #define PAGES_POINTS 120         /* points of the LLR and Elo paths */
-#define PAGES_FITS 12            /* prefix fits of the piece-value convergence chart */
+#define PAGES_FITS_MAX 200       /* points of the piece-value convergence chart */
 #define PAGES_REFRESH_SECONDS 30 /* pages of live runs reload themselves */
 #define PAGES_VALUE_MIN -2.0     /* pawns: the convergence chart's plausible range */
 #define PAGES_VALUE_MAX 25.0
@@ -387,66 +386,54 @@ static void s_sprt_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *
     http_buf_puts(b, "</div>");
 }
 
-/* Values estimated by fits on growing prefixes of the pairs (slices of the
- * pair numbers, read as pair kinds with counts: one query, fits on a few
- * hundred records whatever the run's size). */
-static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const char *doc_text)
+/* The run's stored fits as games arrived (estimate_history: one fit per
+ * change of the run's data, thinned to PAGES_FITS_MAX points): no fit here. */
+static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id)
 {
-    runinfo_t *ri = NULL;
-    char err[512];
-    if (!doc_text || runinfo_from_doc(doc_text, NULL, RUNINFO_READ_ONLY, &ri, err, sizeof err) < 0)
+    store_fit_t *fits = NULL;
+    size_t nf = 0;
+    if (store_estimate_history(st, id, PAGES_FITS_MAX, &fits, &nf) < 0) {
+        http_buf_puts(b, "<p class=\"muted\">the estimates so far cannot be read now</p>");
         return;
-    const rundoc_t *doc = ri->doc;
-    stats_game_t *all = NULL, *games = NULL;
-    int *bucket = NULL;
-    size_t nall = 0;
-    if (report_values_games(st, id, doc, PAGES_FITS, &all, &bucket, &nall, err, sizeof err) < 0 ||
-        nall == 0)
+    }
+    double *x = calloc(nf ? nf : 1, sizeof *x);
+    double *v = calloc((nf ? nf : 1) * 3 * STATS_PIECE_NB, sizeof *v);
+    if (!x || !v)
         goto out;
-    games = calloc(nall, sizeof *games);
-    if (!games)
-        goto out;
-    double x[PAGES_FITS], v[STATS_PIECE_NB][PAGES_FITS], lo[STATS_PIECE_NB][PAGES_FITS],
-        hi[STATS_PIECE_NB][PAGES_FITS];
+    double *lo = v + nf * STATS_PIECE_NB, *hi = lo + nf * STATS_PIECE_NB;
     bool seen[STATS_PIECE_NB] = { false };
-    size_t k = 0;
-    for (int f = 1; f <= PAGES_FITS; f++) {
-        size_t upto = 0;
-        int64_t pairs = 0;
-        for (size_t i = 0; i < nall; i++)
-            if (bucket[i] < f) {
-                games[upto++] = all[i];
-                pairs += all[i].count;
-            }
-        pairs /= 2;   /* two records per pair kind */
-        if (pairs < 2)
-            continue;
-        stats_values_t *fit = NULL;
-        x[k] = (double) pairs;
+    for (size_t k = 0; k < nf; k++) {
+        x[k] = (double) fits[k].pairs_used;
         for (int p = 0; p < STATS_PIECE_NB; p++)
-            v[p][k] = lo[p][k] = hi[p][k] = NAN;
-        if (stats_values_fit(games, upto, &fit, err, sizeof err) == 0) {
-            /* Early fits on a few games can be wild: keep what is plausible
-             * for a chess piece and clip the bands, so the chart stays
-             * readable while the values settle. */
-            for (int p = 1; p < STATS_PIECE_NB; p++)
-                if (fit->piece[p].estimated && fit->piece[p].value > PAGES_VALUE_MIN &&
-                    fit->piece[p].value < PAGES_VALUE_MAX) {
-                    seen[p] = true;
-                    v[p][k] = fit->piece[p].value;
-                    lo[p][k] = fmax(fit->piece[p].lo, PAGES_VALUE_MIN);
-                    hi[p][k] = fmin(fit->piece[p].hi, PAGES_VALUE_MAX);
-                }
-            stats_values_destroy(&fit);
+            v[p * nf + k] = lo[p * nf + k] = hi[p * nf + k] = NAN;
+        cJSON *fit = cJSON_Parse(fits[k].fit ? fits[k].fit : "");
+        const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(fit, "values");
+        /* Early fits on a few games can be wild: keep what is plausible for
+         * a chess piece and clip the bands, so the chart stays readable
+         * while the values settle. */
+        for (int p = 1; p < STATS_PIECE_NB && cJSON_IsObject(pieces); p++) {
+            char key[2] = { stats_piece_letter(p), 0 };
+            const cJSON *o = cJSON_GetObjectItemCaseSensitive(pieces, key);
+            double val, l, h;
+            if (!cJSON_IsObject(o))
+                continue;
+            s_interval(o, &val, &l, &h);
+            if (!(val > PAGES_VALUE_MIN && val < PAGES_VALUE_MAX))
+                continue;
+            seen[p] = true;
+            v[p * nf + k] = val;
+            lo[p * nf + k] = isfinite(l) ? fmax(l, PAGES_VALUE_MIN) : NAN;
+            hi[p * nf + k] = isfinite(h) ? fmin(h, PAGES_VALUE_MAX) : NAN;
         }
-        k++;
+        cJSON_Delete(fit);
     }
     pages_series_t series[STATS_PIECE_NB];
     size_t ns = 0;
     for (int p = 1; p < STATS_PIECE_NB; p++)
         if (seen[p]) {
-            series[ns] = (pages_series_t) { .x = x, .y = v[p], .lo = lo[p], .hi = hi[p], .n = k,
-                                            .label = PIECE_NAME[p], .color = PIECE_COLOR[p] };
+            series[ns] = (pages_series_t) { .x = x, .y = v + p * nf, .lo = lo + p * nf,
+                                            .hi = hi + p * nf, .n = nf, .label = PIECE_NAME[p],
+                                            .color = PIECE_COLOR[p] };
             ns++;
         }
     pages_chart_t ch = { .title = "Piece values as games arrive (pawns, 95% bands)",
@@ -454,14 +441,12 @@ static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id, const c
                          .n_series = ns };
     pages_svg_chart(b, &ch);
 out:
-    free(games);
-    free(all);
-    free(bucket);
-    runinfo_destroy(&ri);
+    free(x);
+    free(v);
+    store_estimate_history_free(&fits, nf);
 }
 
-static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *rep,
-                             const char *doc_text)
+static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *rep)
 {
     http_buf_puts(b, "<h2>Piece values</h2><div class=\"card\">");
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
@@ -494,7 +479,7 @@ static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON
         http_buf_html(b, s_str(rep, "values_error"));
         http_buf_puts(b, "</p>");
     }
-    s_values_convergence(b, st, id, doc_text);
+    s_values_convergence(b, st, id);
     http_buf_puts(b, "</div><h2>Imbalances</h2><div class=\"card\"><table><tr><th>imbalance"
                      "</th><th>B has</th><th>A has</th><th class=\"n\">games</th>"
                      "<th class=\"n\">W / D / L</th><th class=\"n\">score</th></tr>");
@@ -569,7 +554,7 @@ int pages_run(http_req_t *req, int64_t id)
         return http_reply_db_down(req);
     char err[1024];
     cJSON *rep = NULL;
-    int rc = report_build(st, id, &rep, err, sizeof err);
+    int rc = report_build(st, id, 0, &rep, err, sizeof err);
     if (rc == CAPA_ENOTFOUND)
         return http_reply_error(req, 404, "not_found", "no run %lld", (long long) id);
     if (rc < 0) {
@@ -609,7 +594,7 @@ int pages_run(http_req_t *req, int64_t id)
     if (strcmp(kind, "sprt") == 0)
         s_sprt_section(&b, st, id, rep);
     else if (strcmp(kind, "values") == 0)
-        s_values_section(&b, st, id, rep, run.doc);
+        s_values_section(&b, st, id, rep);
     else if (strcmp(kind, "spsa") == 0)
         s_spsa_section(&b, rep);
     pages_run_workers(req, &b, id);

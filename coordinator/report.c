@@ -112,10 +112,11 @@ int report_values_games(store_t *store, int64_t run_id, const rundoc_t *doc, int
     return 0;
 }
 
-static int s_values(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *rep, char *err,
-                    size_t errlen)
+/* What the run's pairs say without a fit: the raw scores per imbalance
+ * from B's side ("imbalances") and how the games ended ("endings"). */
+static int s_imbalance_scores(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *rep,
+                              char *err, size_t errlen)
 {
-    /* Raw scores per imbalance, from B's side. */
     store_imbalance_t *rows = NULL;
     size_t nrows = 0;
     if (store_imbalance_games(store, run_id, &rows, &nrows) < 0)
@@ -163,11 +164,20 @@ static int s_values(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *
         cJSON_AddItemToArray(endings, e);
     }
     free(ends);
-    /* The fit over every game, pairs as clusters, from the pairs summed
-     * up by kind (exactly the same fit, one aggregate query). */
+    return 0;
+}
+
+/* The raw scores and a new fit over every game, pairs as clusters, from the
+ * pairs summed up by kind (exactly the same fit, one aggregate query). */
+static int s_values_fit(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *rep,
+                        char *err, size_t errlen)
+{
+    int rc = s_imbalance_scores(store, run_id, doc, rep, err, errlen);
+    if (rc < 0)
+        return rc;
     stats_game_t *games = NULL;
     size_t ng = 0;
-    int rc = report_values_games(store, run_id, doc, 1, &games, NULL, &ng, err, errlen);
+    rc = report_values_games(store, run_id, doc, 1, &games, NULL, &ng, err, errlen);
     if (rc == 0 && ng > 0) {
         stats_values_t *v = NULL;
         char ferr[256];
@@ -181,6 +191,44 @@ static int s_values(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *
         cJSON_AddStringToObject(rep, "values_error", "no games yet");
     }
     free(games);
+    return rc;
+}
+
+/* The raw scores and the fit of the run's stored estimate (made by the
+ * coordinator once per change of the run's data), with "estimate":
+ * {pairs_used, computed_at_ms}; without an estimate yet, the raw scores now
+ * and "values_error". */
+static int s_values_stored(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *rep,
+                           char *err, size_t errlen)
+{
+    char *text = NULL;
+    int64_t used = 0, at = 0;
+    int rc = store_estimate_get(store, run_id, &text, &used, &at);
+    if (rc == CAPA_ENOTFOUND) {
+        rc = s_imbalance_scores(store, run_id, doc, rep, err, errlen);
+        if (rc == 0)
+            cJSON_AddStringToObject(rep, "values_error", "no estimate yet");
+        return rc;
+    }
+    if (rc < 0)
+        return capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
+    cJSON *stored = cJSON_Parse(text);
+    free(text);
+    if (!stored)
+        return capa_fail(err, errlen, CAPA_EINVAL, "run %lld: the stored estimate is not JSON",
+                         (long long) run_id);
+    static const char *const keys[] = { "imbalances", "endings", "values", "values_error" };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        cJSON *item = cJSON_DetachItemFromObjectCaseSensitive(stored, keys[i]);
+        if (item)
+            cJSON_AddItemToObject(rep, keys[i], item);
+    }
+    cJSON_Delete(stored);
+    if (!cJSON_GetObjectItemCaseSensitive(rep, "imbalances"))
+        rc = s_imbalance_scores(store, run_id, doc, rep, err, errlen);
+    cJSON *e = cJSON_AddObjectToObject(rep, "estimate");
+    cJSON_AddNumberToObject(e, "pairs_used", (double) used);
+    cJSON_AddNumberToObject(e, "computed_at_ms", (double) at);
     return rc;
 }
 
@@ -219,7 +267,8 @@ static int s_spsa(store_t *store, int64_t run_id, const rundoc_t *doc, const cha
     return 0;
 }
 
-int report_build(store_t *store, int64_t run_id, cJSON **out, char *err, size_t errlen)
+int report_build(store_t *store, int64_t run_id, unsigned flags, cJSON **out, char *err,
+                 size_t errlen)
 {
     *out = NULL;
     store_run_t run;
@@ -261,7 +310,8 @@ int report_build(store_t *store, int64_t run_id, cJSON **out, char *err, size_t 
             rc = s_sprt(ri, &run.totals, rep, err, errlen);
             break;
         case PROTO_KIND_VALUES:
-            rc = s_values(store, run_id, doc, rep, err, errlen);
+            rc = (flags & REPORT_FIT) ? s_values_fit(store, run_id, doc, rep, err, errlen)
+                                      : s_values_stored(store, run_id, doc, rep, err, errlen);
             break;
         case PROTO_KIND_SPSA:
             rc = s_spsa(store, run_id, doc, run.state, rep, err, errlen);

@@ -2,7 +2,7 @@
  * HTTP API and the estimates table show), and a text rendering of it.
  *
  *   cJSON *rep = NULL;
- *   if (report_build(store, run_id, &rep, err, sizeof err) == 0) {
+ *   if (report_build(store, run_id, 0, &rep, err, sizeof err) == 0) {
  *       char *text = report_format(rep);    caller frees
  *       ...; free(text); cJSON_Delete(rep);  caller owns rep
  *   }
@@ -15,7 +15,11 @@
  *   values: "imbalances": per imbalance {name, side, other, games, wins,
  *           draws, losses, score} (raw, B's view), and "values": the
  *           stats_values_to_json fit (piece values with 95% intervals), or
- *           "values_error" when the games cannot be fitted yet
+ *           "values_error" when the games cannot be fitted yet. Both come
+ *           from the run's stored estimate, with "estimate": {pairs_used,
+ *           computed_at_ms} (the coordinator fits once per change of the
+ *           run's data, REPORT_FIT); before the first, the raw scores now
+ *           and "values_error": "no estimate yet".
  *   spsa:   "spsa": {iteration, iterations, theta {name: value},
  *           history [{iteration, theta}] (at most the last 200 steps)}
  */
@@ -31,9 +35,14 @@
 #include "stats_values.h"
 #include "store.h"
 
+/* Fit a values run's games now (the coordinator, when the run's data
+ * changed) instead of reading its stored estimate. */
+#define REPORT_FIT 1u
+
 /* 0 and *out (caller deletes), CAPA_ENOTFOUND (no such run), CAPA_EDB, or
  * another negative capa_err_t, each with err filled. */
-int report_build(store_t *store, int64_t run_id, cJSON **out, char *err, size_t errlen);
+int report_build(store_t *store, int64_t run_id, unsigned flags, cJSON **out, char *err,
+                 size_t errlen);
 
 /* The games of a values run for stats_values_fit, read as pair kinds with
  * counts (store_pair_types: one record per kind of pair and game, count =

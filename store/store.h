@@ -332,7 +332,6 @@ typedef struct {
     int64_t wins, draws, losses;
 } store_imbalance_t;
 
-/* Heap array ordered by imbalance then colour (Black first), free(). */
 /* The counted pairs of a values run summed up by kind: imbalance, which
  * game B had White in, both results, (buckets > 1) which of `buckets`
  * equal slices of the pair numbers 0..max they fall in (0 otherwise), and
@@ -349,9 +348,11 @@ typedef struct {
     int64_t count;
 } store_pair_type_t;
 
+/* Heap array, free(). */
 int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_type_t **rows_p,
                      size_t *n_out);
 
+/* Heap array ordered by imbalance then colour (Black first), free(). */
 int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **rows_p,
                           size_t *n_out);
 
@@ -464,7 +465,7 @@ typedef struct {
 /* The whole database's figures in one read-only statement. */
 int store_figures(store_t *store, int live_seconds, store_figures_t *out);
 
-/* ---- SPSA history and estimates (store_reports.c) ------------------------ */
+/* ---- SPSA history, estimates and their history (store_reports.c) -------- */
 
 typedef struct {
     int64_t iteration;
@@ -481,11 +482,25 @@ int store_spsa_append(store_t *store, int64_t run_id, int64_t iteration, const c
 int store_spsa_list(store_t *store, int64_t run_id, store_spsa_step_t **steps_p, size_t *n_out);
 void store_spsa_list_free(store_spsa_step_t **steps_p, size_t n);
 
-/* Replaces the run's estimate report (JSON) computed from pairs_used pairs. */
+/* Replaces the run's estimate report (JSON) computed from pairs_used pairs
+ * and, when the report has a fit (its "values" object), keeps that fit in
+ * the run's history (sql/003: one row per pairs_used), in one statement. */
 int store_estimate_put(store_t *store, int64_t run_id, int64_t pairs_used, const char *report_json);
 /* *report_p: heap JSON text (free()); CAPA_ENOTFOUND if none yet. The two out
  * pointers other than report_p may be NULL. */
 int store_estimate_get(store_t *store, int64_t run_id, char **report_p, int64_t *pairs_used,
                        int64_t *computed_at_ms);
+
+/* One stored fit of a values run. */
+typedef struct {
+    int64_t pairs_used;
+    int64_t computed_at_ms;
+    char *fit;                 /* heap: JSON, the report's "values" object */
+} store_fit_t;
+/* A run's fits by pairs_used, evenly thinned to at most about max_rows (the
+ * first and the last always kept). Free with store_estimate_history_free. */
+int store_estimate_history(store_t *store, int64_t run_id, size_t max_rows, store_fit_t **fits_p,
+                           size_t *n_out);
+void store_estimate_history_free(store_fit_t **fits_p, size_t n);
 
 #endif

@@ -78,12 +78,72 @@ int store_estimate_put(store_t *store, int64_t run_id, int64_t pairs_used, const
         return store_fail(store, CAPA_EINVAL, "an estimate needs a report");
     char rb[24], pb[24];
     const char *params[] = { store_i64(rb, run_id), store_i64(pb, pairs_used), report_json };
+    /* One statement: the latest report and its fit in the history commit
+     * together. */
     return store_exec(store, "put estimate",
-                      "INSERT INTO estimates (run_id, pairs_used, report)"
-                      " VALUES ($1::bigint, $2::bigint, $3::jsonb)"
-                      " ON CONFLICT (run_id) DO UPDATE SET report = EXCLUDED.report,"
-                      "  pairs_used = EXCLUDED.pairs_used, computed_at = now()",
+                      "WITH latest AS ("
+                      "  INSERT INTO estimates (run_id, pairs_used, report)"
+                      "  VALUES ($1::bigint, $2::bigint, $3::jsonb)"
+                      "  ON CONFLICT (run_id) DO UPDATE SET report = EXCLUDED.report,"
+                      "   pairs_used = EXCLUDED.pairs_used, computed_at = now())"
+                      " INSERT INTO estimate_history (run_id, pairs_used, fit)"
+                      " SELECT $1::bigint, $2::bigint, $3::jsonb -> 'values'"
+                      " WHERE jsonb_typeof($3::jsonb -> 'values') = 'object'"
+                      " ON CONFLICT (run_id, pairs_used) DO UPDATE SET fit = EXCLUDED.fit,"
+                      "  computed_at = now()",
                       3, params, NULL);
+}
+
+void store_estimate_history_free(store_fit_t **fits_p, size_t n)
+{
+    if (!fits_p || !*fits_p)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free((*fits_p)[i].fit);
+    free(*fits_p);
+    *fits_p = NULL;
+}
+
+int store_estimate_history(store_t *store, int64_t run_id, size_t max_rows, store_fit_t **fits_p,
+                           size_t *n_out)
+{
+    *fits_p = NULL;
+    *n_out = 0;
+    char rb[24], mb[24];
+    const char *params[] = { store_i64(rb, run_id), store_i64(mb, (int64_t) (max_rows ? max_rows : 1)) };
+    PGresult *res;
+    /* Evenly thinned to max_rows, the first and the last always kept. */
+    int rc = store_exec(store, "estimate history",
+                        "SELECT pairs_used, epoch_ms(computed_at), fit::text FROM ("
+                        "  SELECT pairs_used, computed_at, fit,"
+                        "   row_number() OVER (ORDER BY pairs_used) AS i, count(*) OVER () AS n"
+                        "  FROM estimate_history WHERE run_id = $1::bigint) h"
+                        " WHERE n <= $2::bigint OR i = n"
+                        "  OR (i - 1) % ceil(n::numeric / $2::bigint)::bigint = 0"
+                        " ORDER BY pairs_used",
+                        2, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    store_fit_t *v = rows ? calloc((size_t) rows, sizeof *v) : NULL;
+    if (rows && !v) {
+        PQclear(res);
+        return store_fail(store, CAPA_ENOMEM, "out of memory for %d fits", rows);
+    }
+    bool oom = false;
+    for (int i = 0; i < rows; i++) {
+        v[i].pairs_used = store_get_i64(res, i, 0);
+        v[i].computed_at_ms = store_get_i64(res, i, 1);
+        v[i].fit = store_get_dup(res, i, 2, &oom);
+    }
+    PQclear(res);
+    if (oom) {
+        store_estimate_history_free(&v, (size_t) rows);
+        return store_fail(store, CAPA_ENOMEM, "out of memory for %d fits", rows);
+    }
+    *fits_p = v;
+    *n_out = (size_t) rows;
+    return 0;
 }
 
 int store_estimate_get(store_t *store, int64_t run_id, char **report_p, int64_t *pairs_used,

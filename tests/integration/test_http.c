@@ -273,6 +273,69 @@ static void a_values_study_hears_at_submit_what_it_cannot_separate_and_its_repor
     fx_res_free(&r);
 }
 
+/* The pairs a values report's fit used ("estimate".pairs_used) and its games. */
+static void s_estimate_of(int64_t run, int64_t *pairs_used, int64_t *games, int64_t *pairs)
+{
+    http_res_t r;
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", (long long) run);
+    *pairs_used = *games = *pairs = -1;
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(r.json, "estimate");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r.json, "values");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(r.json, "totals");
+    if (cJSON_IsObject(e))
+        *pairs_used = (int64_t) cJSON_GetObjectItemCaseSensitive(e, "pairs_used")->valuedouble;
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(v, "games")))
+        *games = (int64_t) cJSON_GetObjectItemCaseSensitive(v, "games")->valuedouble;
+    *pairs = (int64_t) cJSON_GetObjectItemCaseSensitive(t, "pairs")->valuedouble;
+    fx_res_free(&r);
+}
+
+/* Reports and pages read the fit the coordinator stored for the run's data
+ * (no fit of their own): new pairs change the totals at once and the fit
+ * only at the next estimate; the chart draws the stored fits. */
+static void a_values_report_reads_the_stored_fit_and_the_page_its_history(void)
+{
+    int64_t run = fx_submit(VALUES_DOC);
+    CHECK(run > 0);
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) run);
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);   /* the coordinator leaves it be */
+    int64_t used, games, pairs;
+    s_estimate_of(run, &used, &games, &pairs);
+    CHECK_EQ_INT(used, -1);                                 /* no estimate yet */
+    CHECK(fx_fill(run, 0, 300, IMB, SIDE, OTHER, 6, 0) == 0);
+    CHECK(fx_estimate(run) == 0);
+    s_estimate_of(run, &used, &games, &pairs);
+    CHECK_EQ_INT(used, 300);
+    CHECK_EQ_INT(games, 600);
+    CHECK(fx_fill(run, 300, 300, IMB, SIDE, OTHER, 6, 0) == 0);
+    s_estimate_of(run, &used, &games, &pairs);
+    CHECK_EQ_INT(pairs, 600);                               /* the totals are live */
+    CHECK_EQ_INT(used, 300);                                /* the fit is the stored one */
+    CHECK_EQ_INT(games, 600);
+    CHECK(fx_estimate(run) == 0);
+    s_estimate_of(run, &used, &games, &pairs);
+    CHECK_EQ_INT(used, 600);
+    CHECK_EQ_INT(games, 1200);
+    store_fit_t *fits = NULL;
+    size_t n = 0;
+    CHECK(store_estimate_history(g_fx.st, run, 100, &fits, &n) == 0);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(fits[0].pairs_used, 300);
+    CHECK_EQ_INT(fits[1].pairs_used, 600);
+    store_estimate_history_free(&fits, n);
+    /* The page's convergence chart: one line per estimated piece through the two fits. */
+    http_res_t r;
+    snprintf(path, sizeof path, "/runs/%lld", (long long) run);
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_MSG(r.body && strstr(r.body, "class=\"series\"") != NULL, "no convergence lines");
+    fx_res_free(&r);
+}
+
 /* The entry of worker id in a /api/runs/{id}/workers answer, or NULL. */
 static const cJSON *s_run_worker(const cJSON *j, const char *id)
 {
@@ -670,6 +733,7 @@ static const check_case_t CASES[] = {
     CASE(reports_carry_the_statistics_of_their_kind),
     /* after the case above: the runs it submits would join /api/values */
     CASE(a_values_study_hears_at_submit_what_it_cannot_separate_and_its_report_leads_with_contrasts),
+    CASE(a_values_report_reads_the_stored_fit_and_the_page_its_history),
     CASE(run_workers_break_a_run_down_and_single_out_the_odd_worker),
     CASE(pgn_uploads_are_checked_and_served_back),
     CASE(hostile_requests_get_4xx_and_never_crash),

@@ -247,10 +247,25 @@ int64_t fx_fill_penta(int64_t run, int64_t from, const char *worker, const int64
     return rc < 0 ? -1 : from + n;
 }
 
-int fx_finish(int64_t run)
+int fx_estimate(int64_t run)
 {
     char err[512];
     cJSON *rep = NULL;
+    if (report_build(g_fx.st, run, REPORT_FIT, &rep, err, sizeof err) < 0) {
+        fprintf(stderr, "  estimate of run %lld: %s\n", (long long) run, err);
+        return -1;
+    }
+    char *text = cJSON_PrintUnformatted(rep);
+    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
+    int64_t pairs = (int64_t) cJSON_GetObjectItemCaseSensitive(tot, "pairs")->valuedouble;
+    int rc = store_estimate_put(g_fx.st, run, pairs, text);
+    free(text);
+    cJSON_Delete(rep);
+    return rc;
+}
+
+int fx_finish(int64_t run)
+{
     /* The coordinator may have finished it already (all pairs stored). */
     for (int i = 0; i < 50; i++) {
         store_run_t r;
@@ -265,15 +280,7 @@ int fx_finish(int64_t run)
     int rc = store_run_finish(g_fx.st, run, STORE_RUN_FINISHED, "{\"verdict\":\"complete\"}");
     if (rc < 0 && rc != CAPA_ESTATE)
         return rc;
-    if (report_build(g_fx.st, run, &rep, err, sizeof err) < 0)
-        return -1;
-    char *text = cJSON_PrintUnformatted(rep);
-    const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
-    int64_t pairs = (int64_t) cJSON_GetObjectItemCaseSensitive(tot, "pairs")->valuedouble;
-    rc = store_estimate_put(g_fx.st, run, pairs, text);
-    free(text);
-    cJSON_Delete(rep);
-    return rc;
+    return fx_estimate(run);
 }
 
 int fx_raw(const char *request, size_t len, char *reply, size_t cap)

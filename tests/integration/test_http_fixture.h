@@ -66,7 +66,10 @@ int fx_fill(int64_t run, int64_t from, int64_t n, const char *const *imb_names,
  * quarter points, in that order (s = 1: a loss and a draw; 2: two draws; 3:
  * a win and a draw). The next pair number, or -1. */
 int64_t fx_fill_penta(int64_t run, int64_t from, const char *worker, const int64_t penta[5]);
-/* Marks the run finished and stores its estimate (as the coordinator does). */
+/* Fits the run's games now and stores the estimate, and its fit in the
+ * run's history, as the coordinator does when a run's data changed. */
+int fx_estimate(int64_t run);
+/* Marks the run finished and stores its estimate (fx_estimate). */
 int fx_finish(int64_t run);
 /* Sends raw bytes to the HTTP port and reads the answer into reply
  * (NUL-terminated); bytes read or -1. */

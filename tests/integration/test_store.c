@@ -1084,6 +1084,52 @@ static void spsa_history_and_estimates_round_trip(void)
     store_destroy(&st);
 }
 
+static void estimates_keep_each_fit_in_the_run_history(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, PROTO_KIND_VALUES, 1000);
+    store_fit_t *fits = NULL;
+    size_t n = 99;
+    CHECK(store_estimate_history(st, run, 10, &fits, &n) == 0);
+    CHECK_EQ_INT(n, 0);
+    /* A report without a fit replaces the latest estimate but adds no fit. */
+    CHECK(store_estimate_put(st, run, 0, "{\"values_error\": \"no games yet\"}") == 0);
+    char rep[128];
+    for (int k = 1; k <= 30; k++) {
+        snprintf(rep, sizeof rep, "{\"values\": {\"games\": %d, \"values\": {\"A\": {\"value\": %d}}}}",
+                 20 * k, k);
+        CHECK(store_estimate_put(st, run, 10 * k, rep) == 0);
+    }
+    /* The same data fitted again replaces its fit. */
+    CHECK(store_estimate_put(st, run, 300, "{\"values\": {\"games\": 600, \"again\": true}}") == 0);
+    CHECK(store_estimate_history(st, run, 100, &fits, &n) == 0);
+    CHECK_EQ_INT(n, 30);
+    CHECK_EQ_INT(fits[0].pairs_used, 10);
+    CHECK(strstr(fits[0].fit, "\"games\": 20") != NULL);
+    CHECK(strstr(fits[0].fit, "values_error") == NULL);
+    CHECK_EQ_INT(fits[29].pairs_used, 300);
+    CHECK(strstr(fits[29].fit, "again") != NULL);
+    CHECK(fits[29].computed_at_ms > 0);
+    store_estimate_history_free(&fits, n);
+    CHECK(fits == NULL);
+    /* Thinned evenly, the first and the last kept. */
+    CHECK(store_estimate_history(st, run, 10, &fits, &n) == 0);
+    CHECK(n >= 10 && n <= 11);
+    CHECK_EQ_INT(fits[0].pairs_used, 10);
+    CHECK_EQ_INT(fits[n - 1].pairs_used, 300);
+    for (size_t i = 1; i < n; i++)
+        CHECK(fits[i].pairs_used > fits[i - 1].pairs_used);
+    store_estimate_history_free(&fits, n);
+    /* The latest estimate is the last report. */
+    char *latest = NULL;
+    int64_t used = 0;
+    CHECK(store_estimate_get(st, run, &latest, &used, NULL) == 0);
+    CHECK_EQ_INT(used, 300);
+    CHECK(strstr(latest, "again") != NULL);
+    free(latest);
+    store_destroy(&st);
+}
+
 /* ---- contributors and workers --------------------------------------------- */
 
 static void sql_injection_looking_names_are_stored_verbatim(void)
@@ -1409,6 +1455,7 @@ static const check_case_t CASES[] = {
     CASE(runs_move_through_their_statuses),
     CASE(runs_are_listed_in_pages_and_scheduled_by_priority),
     CASE(spsa_history_and_estimates_round_trip),
+    CASE(estimates_keep_each_fit_in_the_run_history),
     CASE(sql_injection_looking_names_are_stored_verbatim),
     CASE(only_token_hashes_are_kept_and_revoked_tokens_fail),
     CASE(a_worker_id_cannot_be_taken_by_another_contributor),
