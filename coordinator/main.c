@@ -63,7 +63,7 @@ int main(int argc, char **argv)
         LOG(LOG_ERROR, "%s", err);
         return 1;
     }
-    /* HTTP API and pages (helper http): own threads and database connections;
+    /* HTTP API and pages (web/): own threads and database connections;
      * a port in use is logged and the coordinator serves workers without it. */
     http_server_t *http = NULL;
     http_config_t hc;
