@@ -393,8 +393,8 @@ int proto_game_read(const cJSON *obj, const char *where, bool required, proto_ga
                     char *err, size_t errlen)
 {
     const char *w = where;
-    TRY(pjson_int(obj, w, "tc_base_ms", false, 0, 86400000, &g->tc_base_ms, err, errlen));
-    TRY(pjson_int(obj, w, "tc_inc_ms", false, 0, 3600000, &g->tc_inc_ms, err, errlen));
+    TRY(pjson_int(obj, w, "tc_base_ms", false, 0, PROTO_TC_BASE_MS_MAX, &g->tc_base_ms, err, errlen));
+    TRY(pjson_int(obj, w, "tc_inc_ms", false, 0, PROTO_TC_INC_MS_MAX, &g->tc_inc_ms, err, errlen));
     if (!required && (g->tc_base_ms > 0 || g->tc_inc_ms > 0))
         g->nodes = 0;   /* a time control replaces the default node count */
     TRY(pjson_int(obj, w, "nodes", required, 0, PROTO_NODES_MAX, &g->nodes, err, errlen));

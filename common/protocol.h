@@ -53,6 +53,8 @@
 #define PROTO_HASH_MB_MAX 4096
 #define PROTO_ID_NUM_MAX INT64_C(9007199254740991) /* ids, pair numbers: 0..2^53-1 */
 #define PROTO_NODES_MAX INT64_C(1000000000000)     /* game.nodes: nodes per move */
+#define PROTO_TC_BASE_MS_MAX INT64_C(86400000)      /* game.tc_base_ms */
+#define PROTO_TC_INC_MS_MAX INT64_C(3600000)        /* game.tc_inc_ms */
 
 typedef enum {
     PROTO_NONE = 0,   /* unknown or not yet known */

@@ -35,7 +35,7 @@ typedef struct {
     char admin_token_file[1024];/* or read it from this file's first line */
     char bootstrap_contributor[128];   /* registered at start from ...           */
     char bootstrap_token_file[1024];   /* ... this token file (bootstrap.h)        */
-    char http[256];             /* HTTP API and pages: host:port ("" = none); helper http */
+    char http[256];             /* HTTP API and pages: host:port ("" = none) */
     char pgn_dir[1024];         /* uploaded PGN files (HTTP API) */
     bool http_open_reads;       /* HTTP reads need no token */
     char log_level[16];
@@ -49,6 +49,7 @@ typedef struct {
     double verify_rate;         /* share of stored pairs replayed by another worker (0 = off) */
     double outlier_p;           /* flag a worker whose sprt results are this unlikely (0 = off) */
     int outlier_seconds;        /* how often the outlier test runs */
+    double reference_nps;       /* a run's clock is for a thread this fast (0 = unscaled) */
 } coord_config_t;
 
 const config_spec_t *coord_config_spec(void);

@@ -39,6 +39,8 @@ static const config_item_t ITEMS[] = {
     CONFIG_DOUBLE(coord_config_t, outlier_p, "1e-6", 0, 0.5,
                   "flag a worker whose sprt results differ from the others' with p below this (0 = off)"),
     CONFIG_INT(coord_config_t, outlier_seconds, "60", 1, 86400, "period of the outlier test (s)"),
+    CONFIG_DOUBLE(coord_config_t, reference_nps, "1000000", 0, 1e12,
+                  "time controls are for a thread of this many nodes/s: a worker gets them scaled by this over its nps (0 = unscaled)"),
     { 0 },
 };
 

@@ -76,6 +76,12 @@ static int s_send_task(coord_t *self, coord_item_t *it, coord_run_t *run, int64_
     t->lease_seconds = self->cfg.lease_seconds;
     t->kind = run->info->doc->kind;
     t->game = run->info->doc->game;
+    /* A clock is the run's for the reference machine, scaled to this worker
+     * (docs/protocol.md, TASK game). */
+    t->game.tc_base_ms = sched_scale_ms(t->game.tc_base_ms, it->nps, self->cfg.reference_nps,
+                                        PROTO_TC_BASE_MS_MAX);
+    t->game.tc_inc_ms = sched_scale_ms(t->game.tc_inc_ms, it->nps, self->cfg.reference_nps,
+                                       PROTO_TC_INC_MS_MAX);
     size_t n = (size_t) (r.hi - r.lo + 1);
     t->pairs = calloc(n, sizeof *t->pairs);
     int rc = t->pairs ? 0 : CAPA_ENOMEM;
@@ -153,11 +159,15 @@ static void s_request_pick(coord_t *self, coord_item_t *it)
         int k = sched_pick_run(cand, nruns);
         if (k >= 0) {
             coord_run_t *run = map[k];
+            const proto_game_t *g = &run->info->doc->game;
+            double ref = self->cfg.reference_nps;
             sched_size_in_t in = { .nps = it->nps, .concurrency = it->concurrency,
                                    .slots = it->msg.u.request.slots,
-                                   .nodes = run->info->doc->game.nodes,
-                                   .tc_base_ms = run->info->doc->game.tc_base_ms,
-                                   .tc_inc_ms = run->info->doc->game.tc_inc_ms,
+                                   .nodes = g->nodes,
+                                   .tc_base_ms = sched_scale_ms(g->tc_base_ms, it->nps, ref,
+                                                                PROTO_TC_BASE_MS_MAX),
+                                   .tc_inc_ms = sched_scale_ms(g->tc_inc_ms, it->nps, ref,
+                                                               PROTO_TC_INC_MS_MAX),
                                    .target_seconds = self->cfg.task_seconds };
             if (pool_take(run->pool, sched_task_pairs(&in), &it->range) == 0) {
                 it->run = run;
@@ -250,13 +260,14 @@ void coord_turn_requests(coord_t *self, coord_turn_t *turn)
         snprintf(l.worker_id, sizeof l.worker_id, "%s", it->worker_id);
         if (run->spsa && !(l.step = coord_spsa_propose(self, run, task_id)))
             LOG(LOG_ERROR, "run %lld: cannot make an SPSA perturbation", (long long) run->id);
-        run->in_flight -= it->range.hi - it->range.lo + 1;   /* coord_lease_add counts it */
+        /* The range stays counted in run->in_flight (since pool_take); a
+         * lease the coordinator cannot keep no longer is in flight. */
         if (coord_lease_add(self, &l) < 0) {
+            run->in_flight -= it->range.hi - it->range.lo + 1;
             free(l.step);
             s_no_task(self, it, 1000, "coordinator out of memory");
             continue;
         }
-        run->in_flight += it->range.hi - it->range.lo + 1;
         if (run->spsa)
             coord_spsa_save(self, run);
         LOG(LOG_DEBUG, "task %lld: run %lld pairs %lld..%lld to worker %s", (long long) task_id,

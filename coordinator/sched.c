@@ -22,6 +22,16 @@ double sched_pair_seconds(int64_t nodes, int64_t tc_base_ms, int64_t tc_inc_ms, 
     return 2.0 * game;
 }
 
+int64_t sched_scale_ms(int64_t ms, double nps, double reference_nps, int64_t max_ms)
+{
+    if (ms <= 0 || !(reference_nps > 0) || !(nps > 0) || !isfinite(nps) || !isfinite(reference_nps))
+        return ms;
+    double scaled = round((double) ms * reference_nps / nps);
+    if (scaled < 1)
+        return 1;
+    return scaled > (double) max_ms ? max_ms : (int64_t) scaled;
+}
+
 int64_t sched_task_pairs(const sched_size_in_t *in)
 {
     double pair_s = sched_pair_seconds(in->nodes, in->tc_base_ms, in->tc_inc_ms, in->nps);

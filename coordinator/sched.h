@@ -38,6 +38,14 @@ double sched_pair_seconds(int64_t nodes, int64_t tc_base_ms, int64_t tc_inc_ms, 
 /* Pairs for one task (1..PROTO_PAIRS_MAX). */
 int64_t sched_task_pairs(const sched_size_in_t *in);
 
+/* Time-control scaling, as fishtest does: a run's clock is meant for a
+ * thread of reference_nps nodes per second, so a worker whose thread does
+ * nps gets ms * reference_nps / nps and searches about as many nodes per
+ * move as the reference would (contributors' machines differ by 2-3x).
+ * reference_nps <= 0, or nps unknown (<= 0): ms unchanged. The result is at
+ * least 1 when ms > 0, and at most max_ms. */
+int64_t sched_scale_ms(int64_t ms, double nps, double reference_nps, int64_t max_ms);
+
 typedef struct {
     int priority;
     double weight;           /* share among equal priorities (> 0; <= 0 counts as 1) */

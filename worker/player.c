@@ -88,7 +88,7 @@ static int s_config(const proto_task_t *task, game_config_t *cfg, char *err, siz
     cfg->nodes = (uint64_t) task->game.nodes;
     cfg->tc_base_ms = task->game.tc_base_ms;
     cfg->tc_inc_ms = task->game.tc_inc_ms;
-    cfg->tc_scale = 1.0;  /* the coordinator scaled it for this worker */
+    cfg->tc_scale = 1.0;  /* the coordinator scaled the clock for this worker (reference_nps) */
     if (cfg->nodes == 0 && cfg->tc_base_ms <= 0)
         return capa_fail(err, errlen, CAPA_EINVAL, "neither nodes nor a time control");
     cfg->resign_score = task->game.resign_cp;

@@ -150,6 +150,28 @@ static void a_revoked_worker_is_refused_at_its_next_message(void)
     coord_fx_down(&fx);
 }
 
+/* A time-control run: the TASK's clock is the run's scaled by the
+ * coordinator's reference speed over the worker's (the client says 1e6 nps). */
+static void a_time_control_is_scaled_to_the_worker_speed(void)
+{
+    static const char *const extra[] = { "--reference_nps", "2000000", NULL };
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_tc", extra) == 0);
+    s_submit(&fx, "{\"kind\":\"sprt\",\"name\":\"tc\",\"seed\":7,\"variant\":\"caparandom\","
+                  "\"game\":{\"tc_base_ms\":10000,\"tc_inc_ms\":100},\"a\":{},"
+                  "\"b\":{\"ArchbishopValueMg\":875},\"max_pairs\":100}");
+    coord_client_t *c = s_client(&fx, "w1");
+    proto_msg_t tm;
+    s_task(c, 1, &tm);
+    CHECK_EQ_INT(tm.type, PROTO_TASK);
+    CHECK_EQ_INT(tm.u.task.game.nodes, 0);
+    CHECK_EQ_INT(tm.u.task.game.tc_base_ms, 20000);
+    CHECK_EQ_INT(tm.u.task.game.tc_inc_ms, 200);
+    proto_msg_free(&tm);
+    coord_client_destroy(&c);
+    coord_fx_down(&fx);
+}
+
 static void a_result_is_committed_before_its_ack(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
@@ -1236,6 +1258,7 @@ static void a_database_outage_gives_internal_and_loses_nothing_acknowledged(void
 static const check_case_t CASES[] = {
     CASE(registration_checks_token_and_bench_signature),
     CASE(a_revoked_worker_is_refused_at_its_next_message),
+    CASE(a_time_control_is_scaled_to_the_worker_speed),
     CASE(a_result_is_committed_before_its_ack),
     CASE(tasks_go_out_while_a_result_waits_for_its_commit),
     CASE(a_replayed_result_is_acknowledged_again_and_counted_once),

@@ -188,6 +188,22 @@ static void task_size_under_a_time_control_counts_base_and_increment(void)
     CHECK_EQ_INT(sched_task_pairs(&in), 10);
 }
 
+static void a_clock_is_scaled_by_the_worker_speed_against_the_reference(void)
+{
+    /* A worker half as fast as the reference gets twice the time. */
+    CHECK_EQ_INT(sched_scale_ms(10000, 5e5, 1e6, 86400000), 20000);
+    CHECK_EQ_INT(sched_scale_ms(100, 5e5, 1e6, 3600000), 200);
+    /* Three times as fast: a third, rounded. */
+    CHECK_EQ_INT(sched_scale_ms(10000, 3e6, 1e6, 86400000), 3333);
+    /* Off, unknown speed, no clock: unchanged. */
+    CHECK_EQ_INT(sched_scale_ms(10000, 5e5, 0, 86400000), 10000);
+    CHECK_EQ_INT(sched_scale_ms(10000, 0, 1e6, 86400000), 10000);
+    CHECK_EQ_INT(sched_scale_ms(0, 5e5, 1e6, 86400000), 0);
+    /* Bounded: never 0 for a clock, never beyond the protocol's limit. */
+    CHECK_EQ_INT(sched_scale_ms(1, 1e9, 1e6, 86400000), 1);
+    CHECK_EQ_INT(sched_scale_ms(80000000, 1e5, 1e6, 86400000), 86400000);
+}
+
 static void run_choice_prefers_priority_then_least_work_in_flight(void)
 {
     sched_run_t runs[3] = {
@@ -258,6 +274,7 @@ static const check_case_t CASES[] = {
     CASE(task_size_follows_speed_and_node_limit),
     CASE(task_size_is_at_least_the_free_slots),
     CASE(task_size_under_a_time_control_counts_base_and_increment),
+    CASE(a_clock_is_scaled_by_the_worker_speed_against_the_reference),
     CASE(run_choice_prefers_priority_then_least_work_in_flight),
     CASE(run_status_follows_its_life_cycle),
     CASE(finished_and_failed_runs_never_change_and_stopped_runs_get_no_work),
