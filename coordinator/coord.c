@@ -509,10 +509,12 @@ int coord_cron(coord_t *self)
                 "requests %.2f; %llu writer jobs, ms per job: checks %.2f, insert %.2f, "
                 "close %.2f, ack %.2f; %zu sessions, %zu leases",
                 (unsigned long long) self->st_turns, (double) self->st_items / self->st_turns,
-                self->st_ns[0] / 1e6 / self->st_turns, self->st_ns[1] / 1e6 / self->st_turns,
-                self->st_ns[2] / 1e6 / self->st_turns, (unsigned long long) self->st_jobs,
-                self->st_ns[3] / 1e6 / jobs, self->st_ns[4] / 1e6 / jobs,
-                self->st_ns[5] / 1e6 / jobs, self->st_ns[6] / 1e6 / jobs, self->session_count,
+                self->st_ns[COORD_NS_HELLO] / 1e6 / self->st_turns,
+                self->st_ns[COORD_NS_REVOKED] / 1e6 / self->st_turns,
+                self->st_ns[COORD_NS_REQUESTS] / 1e6 / self->st_turns,
+                (unsigned long long) self->st_jobs, self->st_ns[COORD_NS_CHECKS] / 1e6 / jobs,
+                self->st_ns[COORD_NS_INSERT] / 1e6 / jobs, self->st_ns[COORD_NS_CLOSE] / 1e6 / jobs,
+                self->st_ns[COORD_NS_ACK] / 1e6 / jobs, self->session_count,
                 self->lease_count);
         }
         self->st_turns = self->st_items = self->st_jobs = 0;
@@ -580,7 +582,7 @@ static void s_writer_turn(coord_t *self, bool wait)
     if (!coord_writer_busy(self->writer) && self->results_wait.n) {
         int64_t t0 = coord_now_ns();
         coord_results_submit(self);
-        self->st_ns[3] += (uint64_t) (coord_now_ns() - t0);
+        self->st_ns[COORD_NS_CHECKS] += (uint64_t) (coord_now_ns() - t0);
     }
 }
 

@@ -17,6 +17,19 @@
 
 #define COORD_RID_MAX 256     /* ZeroMQ routing ids are at most 255 bytes */
 
+/* Where a loop turn and a writer job spend their time: the slots of
+ * coord_t.st_ns (nanoseconds since the last stats line). */
+typedef enum {
+    COORD_NS_HELLO,        /* a turn's HELLOs (coord_turn_hellos) */
+    COORD_NS_REVOKED,      /* the turn's revocation check */
+    COORD_NS_REQUESTS,     /* the turn's REQUESTs (coord_turn_requests) */
+    COORD_NS_CHECKS,       /* RESULT checks before a job goes to the writer */
+    COORD_NS_INSERT,       /* the writer: storing the job's pairs */
+    COORD_NS_CLOSE,        /* the writer: closing finished leases */
+    COORD_NS_ACK,          /* applying a finished job: counts, SPSA, ACKs */
+    COORD_NS_NB
+} coord_ns_t;
+
 /* A connected worker: one DEALER connection after a good HELLO. */
 typedef struct {
     bool used;
@@ -110,7 +123,7 @@ typedef struct {
     size_t n, cap;
 } coord_turn_t;
 
-/* A verification outcome to record (pairs.verified), written by the writer. */
+/* A verification outcome to record (pairs.verified); the writer thread stores it. */
 typedef struct {
     int64_t run_id, pair_no;
     bool reproduced;
@@ -169,7 +182,7 @@ struct coord_s {
     int64_t next_cron_ms, next_refresh_ms, next_seen_ms, next_outlier_ms;
     uint64_t msgs_in, msgs_bad;
     /* turn statistics since the last stats line */
-    uint64_t st_turns, st_items, st_jobs, st_ns[7];
+    uint64_t st_turns, st_items, st_jobs, st_ns[COORD_NS_NB];   /* st_ns: coord_ns_t */
     int64_t next_stats_ms;
     /* live figures for coord_set_publish */
     coord_publish_fn publish;
@@ -315,7 +328,7 @@ void coord_writer_drain(coord_t *self);
 /* coord_request.c: every REQUEST of the turn (one commit for the leases). */
 void coord_turn_requests(coord_t *self, coord_turn_t *turn);
 
-/* coord_task.c: the end of a turn: HELLOs (one commit), revocations, every
+/* coord_turn.c: the end of a turn: HELLOs (one commit), revocations, every
  * REQUEST (one statement for the leases, TASKs sent), then the RESULTs move
  * to self->results_wait for the writer. Frees the other items. */
 void coord_turn_finish(coord_t *self, coord_turn_t *turn);

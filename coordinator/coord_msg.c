@@ -1,5 +1,6 @@
 /* coord_msg.c - sending messages and handling HELLO, HEARTBEAT and BYE
- * (REQUEST and RESULT are in coord_task.c). */
+ * (a turn's REQUESTs are in coord_request.c, its RESULTs in coord_result.c,
+ * the turn itself in coord_turn.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

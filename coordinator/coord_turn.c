@@ -1,4 +1,4 @@
-/* coord_task.c - a loop turn: the REQUESTs and RESULTs (and HELLOs) that
+/* coord_turn.c - a loop turn: the REQUESTs and RESULTs (and HELLOs) that
  * arrived in one wake-up are queued here and handled together at its end,
  * so that their database work is grouped: one commit for the HELLOs, one
  * statement for all the new leases (TASKs go out at once), and the RESULTs
@@ -138,9 +138,9 @@ void coord_turn_finish(coord_t *self, coord_turn_t *turn)
         s_results_wait(self, turn);
         self->st_turns++;
         self->st_items += turn->n;
-        self->st_ns[0] += (uint64_t) (t1 - t0);
-        self->st_ns[1] += (uint64_t) (t2 - t1);
-        self->st_ns[2] += (uint64_t) (t3 - t2);
+        self->st_ns[COORD_NS_HELLO] += (uint64_t) (t1 - t0);
+        self->st_ns[COORD_NS_REVOKED] += (uint64_t) (t2 - t1);
+        self->st_ns[COORD_NS_REQUESTS] += (uint64_t) (t3 - t2);
     }
     coord_turn_free(turn);
 }
