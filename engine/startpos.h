@@ -1,6 +1,9 @@
 /* startpos.h - the start positions of a run's pairs: a pure function of the
  * run's position spec, its seed and the pair number, so that pair k of run r
- * is the same games on every machine and after every restart.
+ * is the same games on every machine and after every restart. The one
+ * start-position module: the coordinator builds a run's TASKs with it
+ * (coordinator/runinfo.h) and `capa-engine selfplay` its pairs
+ * (engine/selfplay.h), with the same conventions.
  *
  * Sources:
  *   STARTPOS_CRC      a Capablanca Random Chess array drawn from (seed, k)
@@ -21,6 +24,10 @@
  * archbishop where the other side holds a rook and a knight: B's colour loses
  * R and N, the other colour loses A. `fen` has B's pieces with White, `fen2`
  * with Black (docs/protocol.md "Sides"). Values runs need STARTPOS_CRC.
+ *
+ * Removals: which piece of a kind comes off is crc_fen_with_removed's rule
+ * (engine/crc.h); a removed pawn's file is drawn here (s_pawn_files in
+ * startpos.c, from (seed, round)), a different file for each pawn.
  */
 #ifndef CAPA_ENGINE_STARTPOS_H
 #define CAPA_ENGINE_STARTPOS_H
