@@ -290,7 +290,8 @@ int coord_run_check(coord_t *self, coord_run_t *run, bool final_estimate)
             return rc;
         }
     }
-    if (info->doc->kind == PROTO_KIND_VALUES && run->totals.pairs != run->last_estimate_pairs &&
+    if (info->doc->kind == PROTO_KIND_VALUES && run->totals.pairs > 0 &&
+        run->totals.pairs != run->last_estimate_pairs &&
         (final_estimate || coord_now_ms() - run->last_estimate_ms >=
                                (int64_t) self->cfg.estimate_seconds * 1000))
         s_estimate(self, run);

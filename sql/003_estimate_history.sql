@@ -9,12 +9,18 @@
 --
 -- fit: the report's "values" object (pieces with value, lo, hi; games, pairs,
 -- elo_per_pawn, ...; docs/api.md), as the estimate's report holds it.
+--
+-- Reports are served from here now, so they are kept as json (the text as
+-- the coordinator wrote it, keys in its order: the values lead with the
+-- contrasts), not jsonb (which sorts keys).
+
+ALTER TABLE estimates ALTER COLUMN report TYPE json USING report::json;
 
 CREATE TABLE estimate_history (
     run_id      bigint NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     pairs_used  bigint NOT NULL CHECK (pairs_used >= 0),
     computed_at timestamptz NOT NULL DEFAULT now(),
-    fit         jsonb NOT NULL,
+    fit         json NOT NULL,
     PRIMARY KEY (run_id, pairs_used)
 );
 
@@ -22,4 +28,4 @@ CREATE TABLE estimate_history (
 INSERT INTO estimate_history (run_id, pairs_used, computed_at, fit)
 SELECT run_id, pairs_used, computed_at, report -> 'values'
 FROM estimates
-WHERE jsonb_typeof(report -> 'values') = 'object';
+WHERE json_typeof(report -> 'values') = 'object';

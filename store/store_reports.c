@@ -83,12 +83,12 @@ int store_estimate_put(store_t *store, int64_t run_id, int64_t pairs_used, const
     return store_exec(store, "put estimate",
                       "WITH latest AS ("
                       "  INSERT INTO estimates (run_id, pairs_used, report)"
-                      "  VALUES ($1::bigint, $2::bigint, $3::jsonb)"
+                      "  VALUES ($1::bigint, $2::bigint, $3::json)"
                       "  ON CONFLICT (run_id) DO UPDATE SET report = EXCLUDED.report,"
                       "   pairs_used = EXCLUDED.pairs_used, computed_at = now())"
                       " INSERT INTO estimate_history (run_id, pairs_used, fit)"
-                      " SELECT $1::bigint, $2::bigint, $3::jsonb -> 'values'"
-                      " WHERE jsonb_typeof($3::jsonb -> 'values') = 'object'"
+                      " SELECT $1::bigint, $2::bigint, $3::json -> 'values'"
+                      " WHERE json_typeof($3::json -> 'values') = 'object'"
                       " ON CONFLICT (run_id, pairs_used) DO UPDATE SET fit = EXCLUDED.fit,"
                       "  computed_at = now()",
                       3, params, NULL);

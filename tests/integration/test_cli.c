@@ -297,6 +297,9 @@ static void compare_shows_how_far_each_contrast_moved(void)
     CHECK(r1 > 0 && r2 > 0);
     CHECK(fx_fill(r1, 0, 400, names, sides, others, 2, 0) == 0);
     CHECK(fx_fill(r2, 0, 400, names, sides, others, 2, 0) == 0);
+    /* Their estimates, as the coordinator stores them when the data changes. */
+    CHECK(fx_estimate(r1) == 0);
+    CHECK(fx_estimate(r2) == 0);
     char args[128];
     snprintf(args, sizeof args, "--json compare %lld %lld", (long long) r1, (long long) r2);
     cJSON *j = s_json_of(args, 0);

@@ -298,7 +298,13 @@ static void s_estimate_of(int64_t run, int64_t *pairs_used, int64_t *games, int6
  * only at the next estimate; the chart draws the stored fits. */
 static void a_values_report_reads_the_stored_fit_and_the_page_its_history(void)
 {
-    int64_t run = fx_submit(VALUES_DOC);
+    /* VALUES_DOC with 500 pairs per imbalance: enough for every piece's value. */
+    char doc[sizeof VALUES_DOC + 8];
+    const char *at = strstr(VALUES_DOC, "\"pairs_per_imbalance\":100");
+    CHECK(at != NULL);
+    snprintf(doc, sizeof doc, "%.*s\"pairs_per_imbalance\":500%s", (int) (at - VALUES_DOC),
+             VALUES_DOC, at + strlen("\"pairs_per_imbalance\":100"));
+    int64_t run = fx_submit(doc);
     CHECK(run > 0);
     char path[64];
     snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) run);
@@ -306,26 +312,26 @@ static void a_values_report_reads_the_stored_fit_and_the_page_its_history(void)
     int64_t used, games, pairs;
     s_estimate_of(run, &used, &games, &pairs);
     CHECK_EQ_INT(used, -1);                                 /* no estimate yet */
-    CHECK(fx_fill(run, 0, 300, IMB, SIDE, OTHER, 6, 0) == 0);
+    CHECK(fx_fill(run, 0, 1500, IMB, SIDE, OTHER, 6, 0) == 0);
     CHECK(fx_estimate(run) == 0);
     s_estimate_of(run, &used, &games, &pairs);
-    CHECK_EQ_INT(used, 300);
-    CHECK_EQ_INT(games, 600);
-    CHECK(fx_fill(run, 300, 300, IMB, SIDE, OTHER, 6, 0) == 0);
+    CHECK_EQ_INT(used, 1500);
+    CHECK_EQ_INT(games, 3000);
+    CHECK(fx_fill(run, 1500, 1500, IMB, SIDE, OTHER, 6, 0) == 0);
     s_estimate_of(run, &used, &games, &pairs);
-    CHECK_EQ_INT(pairs, 600);                               /* the totals are live */
-    CHECK_EQ_INT(used, 300);                                /* the fit is the stored one */
-    CHECK_EQ_INT(games, 600);
+    CHECK_EQ_INT(pairs, 3000);                              /* the totals are live */
+    CHECK_EQ_INT(used, 1500);                               /* the fit is the stored one */
+    CHECK_EQ_INT(games, 3000);
     CHECK(fx_estimate(run) == 0);
     s_estimate_of(run, &used, &games, &pairs);
-    CHECK_EQ_INT(used, 600);
-    CHECK_EQ_INT(games, 1200);
+    CHECK_EQ_INT(used, 3000);
+    CHECK_EQ_INT(games, 6000);
     store_fit_t *fits = NULL;
     size_t n = 0;
     CHECK(store_estimate_history(g_fx.st, run, 100, &fits, &n) == 0);
     CHECK_EQ_INT(n, 2);
-    CHECK_EQ_INT(fits[0].pairs_used, 300);
-    CHECK_EQ_INT(fits[1].pairs_used, 600);
+    CHECK_EQ_INT(fits[0].pairs_used, 1500);
+    CHECK_EQ_INT(fits[1].pairs_used, 3000);
     store_estimate_history_free(&fits, n);
     /* The page's convergence chart: one line per estimated piece through the two fits. */
     http_res_t r;

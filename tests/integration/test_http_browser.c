@@ -190,9 +190,9 @@ int main(int argc, char **argv)
     s_sprt = fx_submit(SPRT_DOC);
     if (s_values < 0 || s_sprt < 0 ||
         /* Three estimates as the games arrive: the convergence chart's points. */
-        fx_fill(s_values, 0, 500, IMB, SIDE, OTHER, 6, 0) < 0 || fx_estimate(s_values) < 0 ||
-        fx_fill(s_values, 500, 500, IMB, SIDE, OTHER, 6, 0) < 0 || fx_estimate(s_values) < 0 ||
-        fx_fill(s_values, 1000, 500, IMB, SIDE, OTHER, 6, 0) < 0 || fx_finish(s_values) < 0 ||
+        fx_fill(s_values, 0, 1000, IMB, SIDE, OTHER, 6, 0) < 0 || fx_estimate(s_values) < 0 ||
+        fx_fill(s_values, 1000, 250, IMB, SIDE, OTHER, 6, 0) < 0 || fx_estimate(s_values) < 0 ||
+        fx_fill(s_values, 1250, 250, IMB, SIDE, OTHER, 6, 0) < 0 || fx_finish(s_values) < 0 ||
         fx_fill(s_sprt, 0, 1500, NULL, NULL, NULL, 0, 12) < 0) {
         fprintf(stderr, "fixture runs failed\n");
         return 1;
