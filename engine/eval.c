@@ -140,9 +140,15 @@ static bitboard_t s_piece_attacks(piece_type_t t, square_t s, bitboard_t occ)
 
 #define V(name) (p->value[PARAM_##name])
 
+/* What one side attacks, for the threat terms. */
+typedef struct {
+    bitboard_t all;      /* every square attacked by a piece, pawn or the king */
+    bitboard_t minor;    /* by a knight or bishop */
+} side_attacks_t;
+
 /* Scores one side; mg/eg from that side's point of view. */
-static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t their_pawn_att,
-                   int *mg, int *eg)
+static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t our_pawn_att,
+                   bitboard_t their_pawn_att, int *mg, int *eg, side_attacks_t *out)
 {
     color_t them = (color_t) !us;
     bitboard_t occ = board_occupied(b);
@@ -153,6 +159,7 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
     bitboard_t zone = s_t.zone[their_king];
     int m = 0, e = 0;
     int attackers = 0, units = 0;
+    bitboard_t all_att = our_pawn_att | attacks_king(board_king_sq(b, us)), minor_att = 0;
 
     static const int VALUE_MG[PIECE_TYPE_NB] = {
         0, PARAM_PawnValueMg, PARAM_KnightValueMg, PARAM_BishopValueMg, PARAM_RookValueMg,
@@ -180,6 +187,9 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
             m += s_t.centre_rel[s] * p->value[CENTRE_MG[t]];
             e += s_t.centre_rel[s] * p->value[CENTRE_MG[t] + 1];
             bitboard_t att = s_piece_attacks((piece_type_t) t, s, occ);
+            all_att |= att;
+            if (t == KNIGHT || t == BISHOP)
+                minor_att |= att;
             int mob = s_popcount(att & mob_area) - MOBILITY_BASE[t];
             m += mob * p->value[MOB_MG[t]];
             e += mob * p->value[MOB_MG[t] + 1];
@@ -236,16 +246,48 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t t
             e += V(DoubledPawnEg);
             continue;
         }
+        int r = square_relative_rank(us, s);
+        /* Connected: defended by a pawn or beside one; worth more the further it is. */
+        bitboard_t beside = s_t.adjacent_files[f] & bb_rank(square_rank(s));
+        if ((our_pawn_att & bb_square(s)) || (pawns & beside)) {
+            m += V(ConnectedPawnMg) * r;
+            e += V(ConnectedPawnEg) * r;
+        }
         if (!(s_t.passed_span[us][s] & their_pawns)) {
-            int r = square_relative_rank(us, s);
             if (PASSED_MG[r]) {
                 m += p->value[PASSED_MG[r]];
                 e += p->value[PASSED_MG[r] + 1];
+            }
+            /* In the ending, the kings' distances to the square in front. */
+            if (r >= 3) {
+                square_t stop = us == WHITE ? s + FILE_NB : s - FILE_NB;
+                int d = 2 * s_t.distance[board_king_sq(b, them)][stop] -
+                        s_t.distance[board_king_sq(b, us)][stop];
+                e += V(PassedKingDistanceEg) * d * (r - 2);
             }
         }
     }
     *mg = m;
     *eg = e;
+    out->all = all_att;
+    out->minor = minor_att;
+}
+
+/* Threats of colour us against them's pieces (not pawns, not the king):
+ * attacked by a pawn; a rook or better attacked by a minor; attacked and
+ * not defended. */
+static void s_threats(const board_t *b, const params_t *p, color_t us,
+                      const side_attacks_t att[COLOR_NB], bitboard_t our_pawn_att, int *mg,
+                      int *eg)
+{
+    color_t them = (color_t) !us;
+    bitboard_t theirs = board_color_bb(b, them) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING);
+    bitboard_t heavy = theirs & ~board_type_bb(b, KNIGHT) & ~board_type_bb(b, BISHOP);
+    int n_pawn = s_popcount(theirs & our_pawn_att);
+    int n_minor = s_popcount(heavy & att[us].minor);
+    int n_hang = s_popcount(theirs & att[us].all & ~att[them].all);
+    *mg = n_pawn * V(ThreatByPawnMg) + n_minor * V(ThreatByMinorMg) + n_hang * V(HangingMg);
+    *eg = n_pawn * V(ThreatByPawnEg) + n_minor * V(ThreatByMinorEg) + n_hang * V(HangingEg);
 }
 
 static int s_non_pawn(const board_t *b, const params_t *p, color_t c)
@@ -264,10 +306,17 @@ int eval_evaluate(const board_t *b, const params_t *p)
     int mg[COLOR_NB], eg[COLOR_NB];
     bitboard_t patt[COLOR_NB] = { s_pawn_attacks(board_pieces(b, WHITE, PAWN), WHITE),
                                   s_pawn_attacks(board_pieces(b, BLACK, PAWN), BLACK) };
-    s_side(b, p, WHITE, patt[BLACK], &mg[WHITE], &eg[WHITE]);
-    s_side(b, p, BLACK, patt[WHITE], &mg[BLACK], &eg[BLACK]);
+    side_attacks_t att[COLOR_NB];
+    s_side(b, p, WHITE, patt[WHITE], patt[BLACK], &mg[WHITE], &eg[WHITE], &att[WHITE]);
+    s_side(b, p, BLACK, patt[BLACK], patt[WHITE], &mg[BLACK], &eg[BLACK], &att[BLACK]);
     int m = mg[WHITE] - mg[BLACK];
     int e = eg[WHITE] - eg[BLACK];
+    for (int c = 0; c < COLOR_NB; c++) {
+        int tm, te;
+        s_threats(b, p, (color_t) c, att, patt[c], &tm, &te);
+        m += c == WHITE ? tm : -tm;
+        e += c == WHITE ? te : -te;
+    }
 
     /* Pawnless endings: drive the bare side's king to the edge, bring ours
      * close; a small material edge without pawns rarely wins. */

@@ -3,7 +3,9 @@
  * Terms: material, piece-square terms (centralisation per piece kind),
  * bishop pair, mobility per piece type, rooks and
  * chancellors on open files, king attackers and pawn shield, king
- * centralisation, doubled / isolated / passed pawns, a mop-up term for
+ * centralisation, doubled / isolated / connected / passed pawns (with the
+ * kings' distances in the ending), threats (pieces attacked by pawns, rooks
+ * and better by minors, hanging pieces), a mop-up term for
  * pawnless won endings and a tempo bonus, each a (middle game, end game)
  * pair tapered by the game phase (non-pawn material: N, B = 1; R = 2;
  * A, C, Q = 4; the capablanca start has 40). Pure function: no state.

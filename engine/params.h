@@ -92,6 +92,15 @@
     X(PassedPawnRank6Eg, 100, -200, 500)      \
     X(PassedPawnRank7Mg, 80, -200, 500)       \
     X(PassedPawnRank7Eg, 160, -200, 500)      \
+    X(ConnectedPawnMg, 3, -50, 50)            \
+    X(ConnectedPawnEg, 2, -50, 50)            \
+    X(PassedKingDistanceEg, 4, -50, 50)       \
+    X(ThreatByPawnMg, 60, -300, 300)          \
+    X(ThreatByPawnEg, 40, -300, 300)          \
+    X(ThreatByMinorMg, 30, -300, 300)         \
+    X(ThreatByMinorEg, 30, -300, 300)         \
+    X(HangingMg, 35, -300, 300)               \
+    X(HangingEg, 25, -300, 300)               \
     X(MopUpEg, 10, 0, 100)                    \
     X(Tempo, 10, -100, 100)
 
