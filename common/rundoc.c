@@ -148,7 +148,11 @@ static int s_positions(const cJSON *root, rundoc_t *d, char *err, size_t errlen)
 static int s_game(const cJSON *root, rundoc_t *d, char *err, size_t errlen)
 {
     proto_game_t *g = &d->game;
-    *g = (proto_game_t){ .nodes = 10000, .resign_cp = 700, .resign_moves = 4, .draw_cp = 10,
+    /* Values runs resign later (RUNDOC_VALUES_RESIGN_CP): resign adjudication
+     * judges by the engine's own piece table, which is what the study measures. */
+    *g = (proto_game_t){ .nodes = 10000,
+                         .resign_cp = d->kind == PROTO_KIND_VALUES ? RUNDOC_VALUES_RESIGN_CP : 700,
+                         .resign_moves = 4, .draw_cp = 10,
                          .draw_moves = 8, .draw_min_ply = 80, .max_plies = 500,
                          .hash_mb = PROTO_HASH_MB_DEFAULT };
     snprintf(g->variant, sizeof g->variant, "%s", d->variant);

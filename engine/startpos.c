@@ -187,19 +187,43 @@ int startpos_imbalance_of(const startpos_spec_t *spec, int64_t k, size_t *imbala
     return CAPA_ERANGE;
 }
 
-/* Gives each removed pawn a file drawn from st ("P" -> "P@e"). */
-static void s_pawn_files(const char *pieces, uint64_t st, char *out, size_t cap)
+/* Which pieces of one side come off, as crc_fen_with_removed reads them.
+ * Balanced by construction rather than by chance, so that a study's
+ * imbalances do not start from systematically different positions:
+ * - the first removed pawn's file turns with the round (round + a seeded
+ *   offset, mod 10): over every 10 rounds each file a..j once; further pawns
+ *   ("PP", "PPP") get other files drawn from st;
+ * - a rook, bishop or knight removed alone (the array has two) is the one on
+ *   the queen's side (lower file) in even rounds, the king's side in odd
+ *   ones, each kind and colour with its own seeded phase (before: always the
+ *   one nearest the a-file).
+ * "P" -> "P@e", "R" -> "R@j". */
+static void s_removals(const char *pieces, const char *array, int64_t round, uint64_t phase, uint64_t st,
+                       char *out, size_t cap)
 {
     size_t o = 0;
-    unsigned used = 0; /* files already given a removed pawn: "PPP" takes three files */
+    unsigned used = 0; /* files already given a removed pawn */
+    int pawns = 0;
     for (const char *p = pieces; *p && o + 4 < cap; p++) {
         out[o++] = *p;
+        int f = -1;
         if (*p == 'P') {
-            unsigned f;
-            do
-                f = (unsigned) (crc_splitmix64(&st) % 10);
-            while ((used >> f & 1) && used != 0x3ff);
+            if (pawns++ == 0) {
+                f = (int) ((uint64_t) (round % 10) + phase % 10) % 10;
+            } else {
+                do
+                    f = (int) (crc_splitmix64(&st) % 10);
+                while ((used >> f & 1) && used != 0x3ff);
+            }
             used |= 1u << f;
+        } else if (strchr("RBN", *p) && strchr(pieces, *p) == strrchr(pieces, *p)) {
+            const char *first = strchr(array, *p), *second = first ? strchr(first + 1, *p) : NULL;
+            if (first && second) {
+                int salt = (int) (phase >> (8 * (strchr("RBN", *p) - "RBN" + 1)) & 1);
+                f = (int) (((round + salt) & 1) ? second - array : first - array);
+            }
+        }
+        if (f >= 0) {
             out[o++] = '@';
             out[o++] = (char) ('a' + f);
         }
@@ -229,9 +253,14 @@ int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, c
         int n = crc_from_seed(s_draw(spec->seed, 1, (uint64_t) round));
         out->crc_number = n;
         snprintf(out->imbalance, sizeof out->imbalance, "%s", imb->label);
-        char side[3 * STARTPOS_PIECES_MAX], other[3 * STARTPOS_PIECES_MAX];
-        s_pawn_files(imb->side, s_draw(spec->seed, 4, (uint64_t) round), side, sizeof side);
-        s_pawn_files(imb->other, s_draw(spec->seed, 5, (uint64_t) round), other, sizeof other);
+        char side[3 * STARTPOS_PIECES_MAX], other[3 * STARTPOS_PIECES_MAX], array[CRC_ARRAY_LEN];
+        if (crc_array_from_number(n, array) < 0)
+            return capa_fail(err, errlen, CAPA_ERANGE, "CRC array %d", n);
+        /* the phases come from the seed alone, the extra pawns' files from the round */
+        s_removals(imb->side, array, round, s_draw(spec->seed, 4, 0), s_draw(spec->seed, 6, (uint64_t) round),
+                   side, sizeof side);
+        s_removals(imb->other, array, round, s_draw(spec->seed, 5, 0), s_draw(spec->seed, 7, (uint64_t) round),
+                   other, sizeof other);
         /* fen: B is White, so White loses `other` and Black loses `side`. */
         int rc = crc_fen_with_removed(n, other, side, out->fen, sizeof out->fen, err, errlen);
         if (rc == 0)

@@ -183,6 +183,70 @@ static void several_pawns_come_off_different_files(void)
     }
 }
 
+/* The file (0..9) of the first square of rank string `rank` ("RN1BQKBCNR"
+ * style, digits for gaps) where `array` has piece c and the rank has not;
+ * -1 when none. */
+static int s_gap_of(const char *rank, const char *array, char c)
+{
+    int f = 0;
+    for (const char *r = rank; *r && f < 10; r++) {
+        if (*r >= '1' && *r <= '9') {
+            for (int g = 0; g < *r - '0' && f < 10; g++, f++)
+                if (array[f] == c)
+                    return f;
+        } else {
+            f++;
+        }
+    }
+    return -1;
+}
+
+static void removals_are_balanced_pawn_files_turn_and_each_side_of_a_pair_goes_as_often(void)
+{
+    /* Pawn odds: over 10 rounds each file once. A vs R+N: B (White in fen)
+     * loses one rook and one knight; over 20 rounds the queen's-side one and
+     * the king's-side one as often (10 and 10). */
+    startpos_imbalance_t imb[2] = { { .label = "pawn odds", .side = "", .other = "P", .pairs = 20 },
+                                    { .label = "A vs R+N", .side = "A", .other = "RN", .pairs = 20 } };
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 77, .imbalances = imb,
+                             .imbalance_count = 2 };
+    char err[256];
+    int files[10] = { 0 }, left[2] = { 0 }, right[2] = { 0 };
+    for (int k = 0; k < 40; k++) {
+        startpos_t s;
+        CHECK_MSG(startpos_for_pair(&spec, k, &s, err, sizeof err) == 0, "pair %d: %s", k, err);
+        char array[CRC_ARRAY_LEN], fen[STARTPOS_FEN_MAX];
+        CHECK(crc_array_from_number(s.crc_number, array) == 0);
+        snprintf(fen, sizeof fen, "%s", s.fen);
+        *strchr(fen, ' ') = 0;
+        const char *rank1 = strrchr(fen, '/') + 1;
+        if (k % 2 == 0) {
+            /* White's pawn rank (rank 2) has one gap */
+            char *r2 = strrchr(fen, '/');
+            *r2 = 0;
+            const char *rank2 = strrchr(fen, '/') + 1;
+            int f = (int) (strchr(rank2, '1') - rank2);
+            CHECK_EQ_INT(strlen(rank2), 10);
+            files[f]++;
+        } else {
+            for (int i = 0; i < 2; i++) {
+                char c = "RN"[i];
+                int gone = s_gap_of(rank1, array, c);
+                CHECK(gone >= 0);
+                if (gone == (int) (strchr(array, c) - array))
+                    left[i]++;
+                else
+                    right[i]++;
+            }
+        }
+    }
+    for (int f = 0; f < 10; f++)
+        CHECK_MSG(files[f] == 2, "file %c: %d of 20", 'a' + f, files[f]);
+    for (int i = 0; i < 2; i++)
+        CHECK_MSG(left[i] == 10 && right[i] == 10, "%c: queen's side %d, king's side %d", "RN"[i], left[i],
+                  right[i]);
+}
+
 static void variant_starts_play_reproducible_random_plies(void)
 {
     startpos_spec_t spec = { .source = STARTPOS_VARIANT, .variant = VARIANT_CAPABLANCA,
@@ -324,6 +388,7 @@ static const check_case_t CASES[] = {
     CASE(values_pairs_cycle_through_the_imbalances_with_b_holding_the_pieces),
     CASE(imbalances_with_unequal_pair_counts_are_dealt_in_rounds),
     CASE(several_pawns_come_off_different_files),
+    CASE(removals_are_balanced_pawn_files_turn_and_each_side_of_a_pair_goes_as_often),
     CASE(variant_starts_play_reproducible_random_plies),
     CASE(a_book_is_read_checked_by_its_hash_and_cycled),
     CASE(crc_starts_and_their_random_plies_are_legal_and_reproducible),
