@@ -8,6 +8,11 @@
 set(_deb ${CMAKE_SOURCE_DIR}/packaging/deb)
 set(_gen ${CMAKE_BINARY_DIR}/packaging)
 file(MAKE_DIRECTORY ${_gen})
+# Set before the changelog is configured from it: on a first configure the
+# cache entry does not exist yet (the trailer line came out empty on a fresh
+# clone and lintian refused the changelog).
+set(CAPA_DEB_MAINTAINER "capalab maintainers <maintainers@capalab.invalid>" CACHE STRING
+    "Maintainer field of the Debian packages (a cluster's operators put their own)")
 
 if(TARGET capa-worker)
   install(TARGETS capa-worker RUNTIME DESTINATION bin COMPONENT worker EXCLUDE_FROM_ALL)
@@ -45,8 +50,6 @@ endif()
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME capalab)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CAPA_DEB_MAINTAINER "capalab maintainers <maintainers@capalab.invalid>" CACHE STRING
-    "Maintainer field of the Debian packages (a cluster's operators put their own)")
 set(CPACK_PACKAGE_CONTACT "${CAPA_DEB_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_STRIP_FILES ON)

@@ -24,7 +24,7 @@
 # (skipped) when no Docker daemon answers or the daemon is a swarm worker.
 #
 # Environment: as test_cluster.sh (lib.sh), and CAPA_SWARM_TIMEOUT (s,
-# default 1200), CAPA_SWARM_PAIRS (pairs per imbalance, default 30; two
+# default 1200), CAPA_SWARM_PAIRS (pairs per imbalance, default 60; two
 # imbalances), CAPA_SWARM_NODES (nodes per move, default 6000).
 set -euo pipefail
 
@@ -38,7 +38,7 @@ fi
 
 # shellcheck source=tests/docker/lib.sh
 . "$here/lib.sh"
-pairs_per=${CAPA_SWARM_PAIRS:-30}
+pairs_per=${CAPA_SWARM_PAIRS:-60}
 nodes=${CAPA_SWARM_NODES:-6000}
 stack=capalab-test-$run_id
 t_test=$(date +%s)
