@@ -33,6 +33,7 @@
 
 #include <zmq.h>
 
+#include "bench_util.h"
 #include "admin.h"
 #include "err.h"
 #include "protocol.h"
@@ -69,21 +70,6 @@ static int s_send(void *sock, const proto_msg_t *m)
     int rc = zmq_send(sock, frame, len, ZMQ_DONTWAIT);
     free(frame);
     return rc < 0 ? -1 : 0;
-}
-
-static int s_free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (fd >= 0 && bind(fd, (struct sockaddr *) &a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *) &a, &len) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0)
-        close(fd);
-    return port;
 }
 
 static int s_cmp(const void *a, const void *b)
@@ -172,7 +158,7 @@ int main(int argc, char **argv)
     }
     /* Database: migrations by the coordinator; contributor and run here. */
     char err[1024];
-    int port = s_free_port();
+    int port = bench_free_port();
     char endpoint[64], logpath[] = "coord_load.log";
     snprintf(endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
     pid_t pid = fork();

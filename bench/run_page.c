@@ -34,6 +34,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bench_util.h"
 #include "admin.h"
 #include "err.h"
 #include "log.h"
@@ -44,45 +45,6 @@ static const char *const IMB[] = { "A vs C", "A vs R", "C vs R", "R vs N", "knig
                                    "pawn odds" };
 static const char *const SIDE[] = { "A", "A", "C", "R", "", "" };
 static const char *const OTHER[] = { "C", "R", "R", "N", "N", "P" };
-
-static double s_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static int s_cluster(const char *cmd, const char *dir, char *out, size_t len)
-{
-    char line[1024];
-    snprintf(line, sizeof line, "'%s/scripts/pgtmp.sh' %s '%s'", CAPA_SOURCE_DIR, cmd, dir);
-    FILE *p = popen(line, "r");
-    if (!p)
-        return -1;
-    char buf[512] = "";
-    if (!fgets(buf, sizeof buf, p))
-        buf[0] = '\0';
-    int rc = pclose(p);
-    buf[strcspn(buf, "\n")] = '\0';
-    if (out)
-        snprintf(out, len, "%s", buf);
-    return rc == 0 ? 0 : -1;
-}
-
-static int s_free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (fd >= 0 && bind(fd, (struct sockaddr *) &a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *) &a, &len) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0)
-        close(fd);
-    return port;
-}
 
 /* GET path over HTTP/1.0; the status, and the body's bytes in *bytes and
  * (when want is non-NULL) its text in *want (malloc'ed); -1 if no answer. */
@@ -214,9 +176,9 @@ static void s_measure(int port, const char *path, int repeat)
     if (!t)
         return;
     for (int i = 0; i < repeat; i++) {
-        double t0 = s_now();
+        double t0 = bench_now();
         s_get(port, path, &bytes, NULL);
-        t[i] = (s_now() - t0) * 1e3;
+        t[i] = (bench_now() - t0) * 1e3;
     }
     qsort(t, (size_t) repeat, sizeof *t, s_cmp);
     printf("GET %-22s status %d, %7zu bytes, %2d chart lines: min %8.1f ms, median %8.1f ms, "
@@ -266,7 +228,7 @@ int main(int argc, char **argv)
     char dir[] = "/tmp/capa_bench_page_XXXXXX", db[512];
     bool own = !db_arg;
     if (own) {
-        if (!mkdtemp(dir) || s_cluster("start", dir, db, sizeof db) < 0) {
+        if (!mkdtemp(dir) || bench_pg_cluster("start", dir, db, sizeof db) < 0) {
             fprintf(stderr, "bench_run_page: cannot start a cluster in %s\n", dir);
             return 1;
         }
@@ -298,7 +260,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_run_page: run: %s\n", err);
         goto out;
     }
-    double t0 = s_now();
+    double t0 = bench_now();
     uint64_t rng = 42;
     for (int step = 0; step < 10; step++) {
         int64_t from = npairs * step / 10, to = npairs * (step + 1) / 10;
@@ -310,8 +272,8 @@ int main(int argc, char **argv)
         goto out;
     }
     printf("run %lld: %lld pairs stored and 10 estimates fitted in %.1f s\n", (long long) run,
-           (long long) npairs, s_now() - t0);
-    int port = s_free_port(), zport = s_free_port();
+           (long long) npairs, bench_now() - t0);
+    int port = bench_free_port(), zport = bench_free_port();
     char http[64], bind_ep[64];
     snprintf(http, sizeof http, "127.0.0.1:%d", port);
     snprintf(bind_ep, sizeof bind_ep, "tcp://127.0.0.1:%d", zport);
@@ -350,6 +312,6 @@ out:
     }
     store_destroy(&st);
     if (own)
-        s_cluster("destroy", dir, NULL, 0);
+        bench_pg_cluster("destroy", dir, NULL, 0);
     return rc;
 }

@@ -11,6 +11,7 @@
  * before an ACK. "batches/commit" > 1 uses store_insert_batches (several
  * RESULTs committed together). Prints one line per configuration.
  */
+#include "bench_util.h"
 #include "err.h"
 #include "log.h"
 #include "store.h"
@@ -21,30 +22,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double s_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static int s_cluster(const char *cmd, const char *dir, char *out, size_t len)
-{
-    char line[1024];
-    snprintf(line, sizeof line, "'%s/scripts/pgtmp.sh' %s '%s'", CAPA_SOURCE_DIR, cmd, dir);
-    FILE *p = popen(line, "r");
-    if (!p)
-        return -1;
-    char buf[512] = "";
-    if (!fgets(buf, sizeof buf, p))
-        buf[0] = '\0';
-    int rc = pclose(p);
-    buf[strcspn(buf, "\n")] = '\0';
-    if (out)
-        snprintf(out, len, "%s", buf);
-    return rc == 0 ? 0 : -1;
-}
 
 /* Inserts batches of `batch` new pairs for `seconds`, `group` batches per
  * commit (store_insert_batches) or one (store_insert_pairs); returns pairs/s
@@ -63,7 +40,7 @@ static double s_measure(store_t *st, int64_t run, int64_t *next_pair, size_t bat
         return -1;
     }
     int64_t stored = 0, commits = 0;
-    double t0 = s_now(), t = t0;
+    double t0 = bench_now(), t = t0;
     while (t - t0 < seconds) {
         for (size_t i = 0; i < total; i++) {
             int64_t k = (*next_pair)++;
@@ -95,7 +72,7 @@ static double s_measure(store_t *st, int64_t run, int64_t *next_pair, size_t bat
             break;
         }
         commits++;
-        t = s_now();
+        t = bench_now();
     }
     free(p);
     free(fresh);
@@ -115,7 +92,7 @@ int main(int argc, char **argv)
     char conninfo[512], dir[] = "/tmp/capa-bench-store-XXXXXX";
     bool own = argc < 2;
     if (own) {
-        if (!mkdtemp(dir) || s_cluster("start", dir, conninfo, sizeof conninfo) < 0) {
+        if (!mkdtemp(dir) || bench_pg_cluster("start", dir, conninfo, sizeof conninfo) < 0) {
             fprintf(stderr, "bench_store: cannot start a cluster in %s\n", dir);
             return 1;
         }
@@ -172,7 +149,7 @@ int main(int argc, char **argv)
         }
     /* A replayed batch of 100: all duplicates. */
     {
-        double t0 = s_now();
+        double t0 = bench_now();
         int reps = 0;
         store_pair_t p[100];
         for (int i = 0; i < 100; i++) {
@@ -185,7 +162,7 @@ int main(int argc, char **argv)
                 .score = (2 - r0) + r1, .cpu_ms = 1,
             };
         }
-        while (s_now() - t0 < seconds) {
+        while (bench_now() - t0 < seconds) {
             size_t n_new = 1;
             if (store_insert_pairs(st, run, p, 100, NULL, &n_new) < 0 || n_new != 0) {
                 fprintf(stderr, "bench_store: replay stored something: %s\n",
@@ -194,7 +171,7 @@ int main(int argc, char **argv)
             }
             reps++;
         }
-        double dt = s_now() - t0;
+        double dt = bench_now() - t0;
         printf("%-6d %-8d %-6s %12.0f %12.3f   (replays: all duplicates)\n", 100, 1, "no",
                reps * 100 / dt, dt * 1e3 / reps);
     }
@@ -202,6 +179,6 @@ int main(int argc, char **argv)
 out:
     store_destroy(&st);
     if (own)
-        s_cluster("destroy", dir, NULL, 0);
+        bench_pg_cluster("destroy", dir, NULL, 0);
     return status;
 }

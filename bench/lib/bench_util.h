@@ -1,0 +1,18 @@
+/* bench_util.h - what several benchmarks share: a monotonic clock, a
+ * private PostgreSQL cluster through scripts/pgtmp.sh, a free loopback port. */
+#ifndef CAPA_BENCH_UTIL_H
+#define CAPA_BENCH_UTIL_H
+
+#include <stddef.h>
+
+/* Seconds on the monotonic clock. */
+double bench_now(void);
+
+/* Runs `scripts/pgtmp.sh CMD DIR` (start, stop, ...); its first output line
+ * (start: the conninfo) into out when out is not NULL. 0, or -1 on failure. */
+int bench_pg_cluster(const char *cmd, const char *dir, char *out, size_t len);
+
+/* A TCP port on 127.0.0.1 that was free a moment ago, or -1. */
+int bench_free_port(void);
+
+#endif
