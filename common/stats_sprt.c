@@ -153,8 +153,32 @@ static double s_worse(const s_seq_t *s, double elo)
     return stats_brownian_outcome_cdf(mu, sd, s->lower, s->upper, s->n, s->llr);
 }
 
-/* The elo at which s_worse = target, by bisection within [lo, hi]; the
- * nearer end when the root lies outside. */
+/* Whether a distribution with value elo can be fitted to the data: the
+ * ratio of mean to spread that a tilt of the data can reach is bounded, so
+ * for strong data much of the search range (+-30 hypothesis widths) lies
+ * outside. */
+static int s_fittable(const s_seq_t *s, double elo)
+{
+    stats_dist_t q;
+    return s_fit(s->p, s->d, elo, &q) == 0;
+}
+
+/* The end of the fittable range between good (fittable) and bad (not), by
+ * bisection: the fittable values form an interval. */
+static double s_fittable_edge(const s_seq_t *s, double good, double bad)
+{
+    for (int i = 0; i < 60 && fabs(bad - good) > 1e-6; i++) {
+        double mid = 0.5 * (good + bad);
+        if (s_fittable(s, mid))
+            good = mid;
+        else
+            bad = mid;
+    }
+    return good;
+}
+
+/* The elo at which s_worse = target, by bisection within [lo, hi] (both
+ * fittable); the nearer end when the root lies outside. */
 static double s_solve(const s_seq_t *s, double target, double lo, double hi)
 {
     double flo = s_worse(s, lo), fhi = s_worse(s, hi);
@@ -164,7 +188,7 @@ static double s_solve(const s_seq_t *s, double target, double lo, double hi)
         return hi;
     for (int i = 0; i < 60 && hi - lo > 1e-6; i++) {
         double mid = 0.5 * (lo + hi), f = s_worse(s, mid);
-        if (f < 0.0) /* unfittable: shrink toward the middle of the range */
+        if (f < 0.0) /* not between fittable ends; the best guess left */
             return mid;
         if (f > target)
             lo = mid;
@@ -316,6 +340,14 @@ int stats_sprt_report(const stats_sprt_params_t *p, const stats_counts_t *c,
     s_seq_t s = { p, &d, &q0, &q1, r->n, r->llr, r->lower, r->upper };
     double mid = 0.5 * (p->elo0 + p->elo1), span = 30.0 * fmax(p->elo1 - p->elo0, 2.0);
     double lo = fmax(mid - span, -STATS_ELO_LIMIT), hi = fmin(mid + span, STATS_ELO_LIMIT);
+    /* Both ends must be fittable: the bisections below would otherwise
+     * return an unfittable end or midpoint as the estimate (a pass at
+     * nElo 42 was reported as 310 [-290, 310]). elo0 and elo1 were fitted
+     * for the LLR, so each is a fittable start. */
+    if (!s_fittable(&s, lo))
+        lo = s_fittable_edge(&s, p->elo0, lo);
+    if (!s_fittable(&s, hi))
+        hi = s_fittable_edge(&s, p->elo1, hi);
     r->seq_elo = s_solve(&s, 0.5, lo, hi);
     r->seq_elo_lo = s_solve(&s, 0.975, lo, hi);
     r->seq_elo_hi = s_solve(&s, 0.025, lo, hi);

@@ -409,6 +409,42 @@ static void a_test_stopped_at_its_bound_gets_a_pulled_back_estimate(void)
     CHECK_NEAR(r.seq_elo_hi, r.est.nelo_hi, 0.01);
 }
 
+static void a_strong_pass_gets_an_estimate_inside_the_fittable_range(void)
+{
+    /* docs/strength.md, test 3: nElo [0, 20] passed at 281 pairs with an
+     * MLE of 42 nElo. Values beyond about +-235 nElo cannot be fitted to
+     * these counts, and the estimate once came out as an end of the search
+     * range: 310 [-290, 310]. The median-unbiased estimate of a pass lies
+     * below the MLE, inside the fixed-sample interval, and so do the
+     * mean-adjusted one and the interval's ends (within the range). */
+    stats_sprt_params_t p;
+    stats_sprt_params_default(&p);
+    p.elo1 = 20.0;
+    char err[200];
+    stats_sprt_report_t r;
+    stats_counts_t c = s_penta(40, 27, 110, 38, 66);
+    CHECK_EQ_INT(stats_sprt_report(&p, &c, &r, err, sizeof err), 0);
+    CHECK_EQ_INT(r.verdict, STATS_SPRT_ACCEPT_H1);
+    CHECK_EQ_INT(r.sequential, 1);
+    CHECK_MSG(r.seq_elo < r.plain_elo && r.seq_elo > r.est.nelo_lo, "median %.2f, MLE %.2f [%.2f, %.2f]",
+              r.seq_elo, r.plain_elo, r.est.nelo_lo, r.est.nelo_hi);
+    CHECK_MSG(r.mean_elo < r.plain_elo && r.mean_elo > r.est.nelo_lo, "mean %.2f, MLE %.2f",
+              r.mean_elo, r.plain_elo);
+    CHECK_MSG(r.seq_elo_lo > -50.0 && r.seq_elo_lo < r.seq_elo && r.seq_elo < r.seq_elo_hi &&
+              r.seq_elo_hi < 150.0, "interval [%.2f, %.2f]", r.seq_elo_lo, r.seq_elo_hi);
+    /* the same for a fail at the wide bounds of a simplification test */
+    p.elo0 = -20.0;
+    p.elo1 = 0.0;
+    stats_counts_t fail = s_penta(66, 38, 110, 27, 40);
+    CHECK_EQ_INT(stats_sprt_report(&p, &fail, &r, err, sizeof err), 0);
+    CHECK_EQ_INT(r.verdict, STATS_SPRT_ACCEPT_H0);
+    CHECK_EQ_INT(r.sequential, 1);
+    CHECK_MSG(r.seq_elo > r.plain_elo && r.seq_elo < r.est.nelo_hi, "median %.2f, MLE %.2f [%.2f, %.2f]",
+              r.seq_elo, r.plain_elo, r.est.nelo_lo, r.est.nelo_hi);
+    CHECK_MSG(r.seq_elo_lo > -150.0 && r.seq_elo_hi < 50.0, "interval [%.2f, %.2f]", r.seq_elo_lo,
+              r.seq_elo_hi);
+}
+
 static void random_counts_and_parameters_never_give_nan(void)
 {
     stats_rng_t rng;
@@ -668,6 +704,7 @@ static const check_case_t CASES[] = {
     CASE(fixed_sample_intervals_cover_the_truth),
     CASE(extreme_results_give_finite_reports),
     CASE(a_test_stopped_at_its_bound_gets_a_pulled_back_estimate),
+    CASE(a_strong_pass_gets_an_estimate_inside_the_fittable_range),
     CASE(random_counts_and_parameters_never_give_nan),
     CASE(bad_parameters_are_refused_with_a_reason),
     CASE(report_text_and_json_carry_the_numbers),
