@@ -11,6 +11,7 @@
 #include "err.h"
 #include "http_buf.h"
 #include "http_int.h"
+#include "pages_int.h"
 #include "pages_svg.h"
 #include "report.h"
 #include "rundoc.h"
@@ -20,17 +21,13 @@
 
 #define PAGES_PAIRS_MAX 400000   /* pairs read back for the charts of one run */
 #define PAGES_POINTS 120         /* points of the LLR and Elo paths */
-#define PAGES_FITS_MAX 200       /* points of the piece-value convergence chart */
-#define PAGES_REFRESH_SECONDS 30 /* pages of live runs reload themselves */
-#define PAGES_VALUE_MIN -2.0     /* pawns: the convergence chart's plausible range */
-#define PAGES_VALUE_MAX 25.0
 
 /* One colour per piece type (P N B R A C Q), the same in every chart. */
-static const char *const PIECE_COLOR[STATS_PIECE_NB] = { "#6b7280", "#2563eb", "#0891b2",
-                                                         "#dc2626", "#16a34a", "#9333ea",
-                                                         "#ea580c" };
-static const char *const PIECE_NAME[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
-                                                        "Archbishop", "Chancellor", "Queen" };
+const char *const pages_piece_color[STATS_PIECE_NB] = { "#6b7280", "#2563eb", "#0891b2",
+                                                        "#dc2626", "#16a34a", "#9333ea",
+                                                        "#ea580c" };
+const char *const pages_piece_name[STATS_PIECE_NB] = { "Pawn", "Knight", "Bishop", "Rook",
+                                                       "Archbishop", "Chancellor", "Queen" };
 
 static const char CSS[] =
     "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;"
@@ -62,7 +59,7 @@ static const char CSS[] =
 
 /* refresh: seconds after which the browser reloads the page (0 = never), for
  * pages that follow live runs without any JavaScript. */
-static void s_open(http_buf_t *b, const char *title, int refresh)
+void pages_open(http_buf_t *b, const char *title, int refresh)
 {
     http_buf_puts(b, "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
                      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">");
@@ -77,7 +74,7 @@ static void s_open(http_buf_t *b, const char *title, int refresh)
                      "<a href=\"/contributors\">Contributors</a></header><main>");
 }
 
-static int s_close(http_req_t *req, http_buf_t *b)
+int pages_close(http_req_t *req, http_buf_t *b)
 {
     http_buf_puts(b, "</main></body></html>\n");
     size_t len = 0;
@@ -92,7 +89,7 @@ static int s_close(http_req_t *req, http_buf_t *b)
     return http_reply_headers(req, 200, "text/html; charset=utf-8", text, len, headers);
 }
 
-static void s_time(http_buf_t *b, double ms)
+void pages_time(http_buf_t *b, double ms)
 {
     if (ms <= 0) {
         http_buf_puts(b, "-");
@@ -106,22 +103,22 @@ static void s_time(http_buf_t *b, double ms)
     http_buf_puts(b, s);
 }
 
-static double s_num(const cJSON *o, const char *key)
+double pages_num(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static const char *s_str(const cJSON *o, const char *key)
+const char *pages_str(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
 /* {"value": v, "ci95": [lo, hi]} */
-static void s_interval(const cJSON *o, double *v, double *lo, double *hi)
+void pages_interval(const cJSON *o, double *v, double *lo, double *hi)
 {
-    *v = s_num(o, "value");
+    *v = pages_num(o, "value");
     const cJSON *ci = cJSON_GetObjectItemCaseSensitive(o, "ci95");
     *lo = *hi = NAN;
     if (cJSON_GetArraySize(ci) == 2) {
@@ -133,7 +130,7 @@ static void s_interval(const cJSON *o, double *v, double *lo, double *hi)
     }
 }
 
-static void s_tag(http_buf_t *b, const char *cls, const char *text)
+void pages_tag(http_buf_t *b, const char *cls, const char *text)
 {
     http_buf_puts(b, "<span class=\"tag ");
     http_buf_html(b, cls);
@@ -142,7 +139,7 @@ static void s_tag(http_buf_t *b, const char *cls, const char *text)
     http_buf_puts(b, "</span>");
 }
 
-static void s_bar(http_buf_t *b, double done, double planned)
+void pages_bar(http_buf_t *b, double done, double planned)
 {
     double f = planned > 0 ? done / planned : 0;
     if (!(f >= 0))
@@ -162,38 +159,38 @@ int pages_runs(http_req_t *req)
     if (!o)
         return rc;   /* the builder queued its error reply */
     http_buf_t b = { 0 };
-    s_open(&b, "Runs", PAGES_REFRESH_SECONDS);
+    pages_open(&b, "Runs", PAGES_REFRESH_SECONDS);
     http_buf_puts(&b, "<h1>Runs</h1><div class=\"card\"><table><tr><th class=\"n\">id</th>"
                       "<th>name</th><th>kind</th><th>status</th><th>progress</th>"
                       "<th class=\"n\">pairs</th><th>result</th><th>created (UTC)</th></tr>");
     const cJSON *runs = cJSON_GetObjectItemCaseSensitive(o, "runs");
     const cJSON *r;
     cJSON_ArrayForEach(r, runs) {
-        double id = s_num(r, "id");
+        double id = pages_num(r, "id");
         http_buf_printf(&b, "<tr><td class=\"n\"><a href=\"/runs/%.0f\">%.0f</a></td><td>"
                             "<a href=\"/runs/%.0f\">", id, id, id);
-        http_buf_html(&b, s_str(r, "name"));
+        http_buf_html(&b, pages_str(r, "name"));
         http_buf_puts(&b, "</a></td><td>");
-        http_buf_html(&b, s_str(r, "kind"));
+        http_buf_html(&b, pages_str(r, "kind"));
         http_buf_puts(&b, "</td><td>");
-        s_tag(&b, s_str(r, "status"), s_str(r, "status"));
+        pages_tag(&b, pages_str(r, "status"), pages_str(r, "status"));
         http_buf_puts(&b, "</td><td>");
-        s_bar(&b, s_num(r, "pairs"), s_num(r, "pairs_planned"));
-        http_buf_printf(&b, "</td><td class=\"n\">%.0f / %.0f</td><td>", s_num(r, "pairs"),
-                        s_num(r, "pairs_planned"));
+        pages_bar(&b, pages_num(r, "pairs"), pages_num(r, "pairs_planned"));
+        http_buf_printf(&b, "</td><td class=\"n\">%.0f / %.0f</td><td>", pages_num(r, "pairs"),
+                        pages_num(r, "pairs_planned"));
         const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
         const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(res, "verdict");
         if (cJSON_IsString(verdict))
-            s_tag(&b, verdict->valuestring, verdict->valuestring);
+            pages_tag(&b, verdict->valuestring, verdict->valuestring);
         http_buf_puts(&b, "</td><td>");
-        s_time(&b, s_num(r, "created_at_ms"));
+        pages_time(&b, pages_num(r, "created_at_ms"));
         http_buf_puts(&b, "</td></tr>");
     }
     if (cJSON_GetArraySize(runs) == 0)
         http_buf_puts(&b, "<tr><td colspan=\"8\" class=\"muted\">no runs yet</td></tr>");
     http_buf_puts(&b, "</table></div>");
     cJSON_Delete(o);
-    return s_close(req, &b);
+    return pages_close(req, &b);
 }
 
 /* ---- one run ---------------------------------------------------------------------- */
@@ -268,11 +265,11 @@ static void s_sprt_charts(http_buf_t *b, const s_pair_t *rows, size_t n,
 {
     stats_sprt_params_t p;
     stats_sprt_params_default(&p);
-    p.elo0 = s_num(sprt, "elo0");
-    p.elo1 = s_num(sprt, "elo1");
-    p.alpha = s_num(sprt, "alpha");
-    p.beta = s_num(sprt, "beta");
-    p.model = strcmp(s_str(sprt, "model"), "logistic") == 0 ? STATS_MODEL_LOGISTIC
+    p.elo0 = pages_num(sprt, "elo0");
+    p.elo1 = pages_num(sprt, "elo1");
+    p.alpha = pages_num(sprt, "alpha");
+    p.beta = pages_num(sprt, "beta");
+    p.model = strcmp(pages_str(sprt, "model"), "logistic") == 0 ? STATS_MODEL_LOGISTIC
                                                               : STATS_MODEL_NORMALIZED;
     size_t pts = n < PAGES_POINTS ? n : PAGES_POINTS;
     double *x = calloc(pts + 1, sizeof *x), *llr = calloc(pts + 1, sizeof *x);
@@ -306,8 +303,8 @@ static void s_sprt_charts(http_buf_t *b, const s_pair_t *rows, size_t n,
         k++;
     }
     pages_series_t s = { .x = x, .y = llr, .n = k, .label = "LLR", .color = "#2563eb" };
-    pages_hline_t h[2] = { { s_num(sprt, "lower_bound"), "accept H0", "#dc2626", 0 },
-                           { s_num(sprt, "upper_bound"), "accept H1", "#16a34a", 0 } };
+    pages_hline_t h[2] = { { pages_num(sprt, "lower_bound"), "accept H0", "#dc2626", 0 },
+                           { pages_num(sprt, "upper_bound"), "accept H1", "#16a34a", 0 } };
     pages_chart_t ch = { .title = "Log-likelihood ratio", .xlabel = "pairs", .ylabel = "LLR",
                          .series = &s, .n_series = 1, .hlines = h, .n_hlines = 2 };
     pages_svg_chart(b, &ch);
@@ -327,10 +324,10 @@ out:
     free(hi);
 }
 
-static void s_interval_text(http_buf_t *b, const cJSON *o, const char *fmt)
+void pages_interval_text(http_buf_t *b, const cJSON *o, const char *fmt)
 {
     double v, lo, hi;
-    s_interval(o, &v, &lo, &hi);
+    pages_interval(o, &v, &lo, &hi);
     if (!isfinite(v)) {
         http_buf_puts(b, "-");
         return;
@@ -352,21 +349,22 @@ static void s_sprt_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *
         return;
     http_buf_puts(b, "<h2>SPRT</h2><div class=\"card\"><div class=\"kv\">");
     http_buf_printf(b, "<span>hypotheses</span><span>%s [%g, %g], alpha %g, beta %g</span>",
-                    strcmp(s_str(s, "model"), "logistic") == 0 ? "Elo" : "nElo",
-                    s_num(s, "elo0"), s_num(s, "elo1"), s_num(s, "alpha"), s_num(s, "beta"));
+                    strcmp(pages_str(s, "model"), "logistic") == 0 ? "Elo" : "nElo",
+                    pages_num(s, "elo0"), pages_num(s, "elo1"), pages_num(s, "alpha"),
+                    pages_num(s, "beta"));
     http_buf_printf(b, "<span>LLR</span><span>%.3f <span class=\"muted\">(%.3f, %.3f)</span> ",
-                    s_num(s, "llr"), s_num(s, "lower_bound"), s_num(s, "upper_bound"));
-    const char *v = s_str(s, "verdict");
-    s_tag(b, v, v);
+                    pages_num(s, "llr"), pages_num(s, "lower_bound"), pages_num(s, "upper_bound"));
+    const char *v = pages_str(s, "verdict");
+    pages_tag(b, v, v);
     http_buf_puts(b, "</span><span>Elo</span><span>");
-    s_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "elo"), "%.2f");
+    pages_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "elo"), "%.2f");
     http_buf_puts(b, "</span><span>nElo</span><span>");
-    s_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "nelo"), "%.2f");
+    pages_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "nelo"), "%.2f");
     http_buf_puts(b, "</span><span>score</span><span>");
-    s_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "score"), "%.4f");
-    http_buf_printf(b, "</span><span>LOS</span><span>%.1f%%</span>", s_num(s, "los") * 100);
+    pages_interval_text(b, cJSON_GetObjectItemCaseSensitive(s, "score"), "%.4f");
+    http_buf_printf(b, "</span><span>LOS</span><span>%.1f%%</span>", pages_num(s, "los") * 100);
     http_buf_printf(b, "<span>games W / D / L</span><span>%.0f / %.0f / %.0f</span>",
-                    s_num(s, "wins"), s_num(s, "draws"), s_num(s, "losses"));
+                    pages_num(s, "wins"), pages_num(s, "draws"), pages_num(s, "losses"));
     http_buf_puts(b, "<span>pentanomial</span><span>");
     const cJSON *pt = cJSON_GetObjectItemCaseSensitive(s, "penta");
     const cJSON *e;
@@ -386,123 +384,6 @@ static void s_sprt_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *
     http_buf_puts(b, "</div>");
 }
 
-/* The run's stored fits as games arrived (estimate_history: one fit per
- * change of the run's data, thinned to PAGES_FITS_MAX points): no fit here. */
-static void s_values_convergence(http_buf_t *b, store_t *st, int64_t id)
-{
-    store_fit_t *fits = NULL;
-    size_t nf = 0;
-    if (store_estimate_history(st, id, PAGES_FITS_MAX, &fits, &nf) < 0) {
-        http_buf_puts(b, "<p class=\"muted\">the estimates so far cannot be read now</p>");
-        return;
-    }
-    double *x = calloc(nf ? nf : 1, sizeof *x);
-    double *v = calloc((nf ? nf : 1) * 3 * STATS_PIECE_NB, sizeof *v);
-    if (!x || !v)
-        goto out;
-    double *lo = v + nf * STATS_PIECE_NB, *hi = lo + nf * STATS_PIECE_NB;
-    bool seen[STATS_PIECE_NB] = { false };
-    for (size_t k = 0; k < nf; k++) {
-        x[k] = (double) fits[k].pairs_used;
-        for (int p = 0; p < STATS_PIECE_NB; p++)
-            v[p * nf + k] = lo[p * nf + k] = hi[p * nf + k] = NAN;
-        cJSON *fit = cJSON_Parse(fits[k].fit ? fits[k].fit : "");
-        const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(fit, "values");
-        /* Early fits on a few games can be wild: keep what is plausible for
-         * a chess piece and clip the bands, so the chart stays readable
-         * while the values settle. */
-        for (int p = 1; p < STATS_PIECE_NB && cJSON_IsObject(pieces); p++) {
-            char key[2] = { stats_piece_letter(p), 0 };
-            const cJSON *o = cJSON_GetObjectItemCaseSensitive(pieces, key);
-            double val, l, h;
-            if (!cJSON_IsObject(o))
-                continue;
-            s_interval(o, &val, &l, &h);
-            if (!(val > PAGES_VALUE_MIN && val < PAGES_VALUE_MAX))
-                continue;
-            seen[p] = true;
-            v[p * nf + k] = val;
-            lo[p * nf + k] = isfinite(l) ? fmax(l, PAGES_VALUE_MIN) : NAN;
-            hi[p * nf + k] = isfinite(h) ? fmin(h, PAGES_VALUE_MAX) : NAN;
-        }
-        cJSON_Delete(fit);
-    }
-    pages_series_t series[STATS_PIECE_NB];
-    size_t ns = 0;
-    for (int p = 1; p < STATS_PIECE_NB; p++)
-        if (seen[p]) {
-            series[ns] = (pages_series_t) { .x = x, .y = v + p * nf, .lo = lo + p * nf,
-                                            .hi = hi + p * nf, .n = nf, .label = PIECE_NAME[p],
-                                            .color = PIECE_COLOR[p] };
-            ns++;
-        }
-    pages_chart_t ch = { .title = "Piece values as games arrive (pawns, 95% bands)",
-                         .xlabel = "pairs", .ylabel = "pawns", .series = series,
-                         .n_series = ns };
-    pages_svg_chart(b, &ch);
-out:
-    free(x);
-    free(v);
-    store_estimate_history_free(&fits, nf);
-}
-
-static void s_values_section(http_buf_t *b, store_t *st, int64_t id, const cJSON *rep)
-{
-    http_buf_puts(b, "<h2>Piece values</h2><div class=\"card\">");
-    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
-    const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
-    if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(vals, "scaled"))) {
-        http_buf_puts(b, "<p class=\"muted\">");
-        http_buf_html(b, s_str(vals, "note"));
-        http_buf_puts(b, "</p>");
-    } else if (cJSON_IsObject(pieces)) {
-        const char *labels[STATS_PIECE_NB], *colors[STATS_PIECE_NB];
-        double v[STATS_PIECE_NB], lo[STATS_PIECE_NB], hi[STATS_PIECE_NB];
-        size_t n = 0;
-        for (int p = 0; p < STATS_PIECE_NB; p++) {
-            char key[2] = { stats_piece_letter(p), 0 };
-            const cJSON *o = cJSON_GetObjectItemCaseSensitive(pieces, key);
-            if (!cJSON_IsObject(o))
-                continue;
-            labels[n] = PIECE_NAME[p];
-            colors[n] = PIECE_COLOR[p];
-            s_interval(o, &v[n], &lo[n], &hi[n]);
-            n++;
-        }
-        pages_svg_intervals(b, "Values in pawns (95% intervals)", labels, v, lo, hi, colors, n);
-        http_buf_printf(b, "<p class=\"muted\">%.0f games in %.0f pairs; %.0f Elo per pawn; "
-                           "White scores %.1f%% when material is level.</p>",
-                        s_num(vals, "games"), s_num(vals, "pairs"), s_num(vals, "elo_per_pawn"),
-                        s_num(vals, "white_score") * 100);
-    } else {
-        http_buf_puts(b, "<p class=\"muted\">no estimate yet: ");
-        http_buf_html(b, s_str(rep, "values_error"));
-        http_buf_puts(b, "</p>");
-    }
-    s_values_convergence(b, st, id);
-    http_buf_puts(b, "</div><h2>Imbalances</h2><div class=\"card\"><table><tr><th>imbalance"
-                     "</th><th>B has</th><th>A has</th><th class=\"n\">games</th>"
-                     "<th class=\"n\">W / D / L</th><th class=\"n\">score</th></tr>");
-    const cJSON *im;
-    cJSON_ArrayForEach(im, cJSON_GetObjectItemCaseSensitive(rep, "imbalances")) {
-        http_buf_puts(b, "<tr><td>");
-        http_buf_html(b, s_str(im, "name"));
-        http_buf_puts(b, "</td><td>");
-        http_buf_html(b, s_str(im, "side"));
-        http_buf_puts(b, "</td><td>");
-        http_buf_html(b, s_str(im, "other"));
-        http_buf_printf(b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f / %.0f / %.0f</td>",
-                        s_num(im, "games"), s_num(im, "wins"), s_num(im, "draws"),
-                        s_num(im, "losses"));
-        double sc = s_num(im, "score");
-        if (isfinite(sc))
-            http_buf_printf(b, "<td class=\"n\">%.1f%%</td></tr>", sc * 100);
-        else
-            http_buf_puts(b, "<td class=\"n\">-</td></tr>");
-    }
-    http_buf_puts(b, "</table></div>");
-}
-
 static void s_spsa_section(http_buf_t *b, const cJSON *rep)
 {
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(rep, "spsa");
@@ -510,7 +391,7 @@ static void s_spsa_section(http_buf_t *b, const cJSON *rep)
         return;
     http_buf_printf(b, "<h2>SPSA</h2><div class=\"card\"><p>iteration %.0f of %.0f</p>"
                        "<table><tr><th>parameter</th><th class=\"n\">value</th></tr>",
-                    s_num(sp, "iteration"), s_num(sp, "iterations"));
+                    pages_num(sp, "iteration"), pages_num(sp, "iterations"));
     const cJSON *theta = cJSON_GetObjectItemCaseSensitive(sp, "theta");
     const cJSON *t;
     cJSON_ArrayForEach(t, theta) {
@@ -532,8 +413,8 @@ static void s_spsa_section(http_buf_t *b, const cJSON *rep)
             int i = 0;
             const cJSON *h;
             cJSON_ArrayForEach(h, hist) {
-                x[i] = s_num(h, "iteration");
-                y[i] = s_num(cJSON_GetObjectItemCaseSensitive(h, "theta"), t->string);
+                x[i] = pages_num(h, "iteration");
+                y[i] = pages_num(cJSON_GetObjectItemCaseSensitive(h, "theta"), t->string);
                 i++;
             }
             pages_series_t s = { .x = x, .y = y, .n = (size_t) nh, .label = t->string };
@@ -566,35 +447,36 @@ int pages_run(http_req_t *req, int64_t id)
     store_run_get(st, id, &run);
     http_buf_t b = { 0 };
     char title[160];
-    snprintf(title, sizeof title, "Run %lld: %s", (long long) id, s_str(rep, "name"));
-    const char *status = s_str(rep, "status");
+    snprintf(title, sizeof title, "Run %lld: %s", (long long) id, pages_str(rep, "name"));
+    const char *status = pages_str(rep, "status");
     bool live = strcmp(status, "running") == 0 || strcmp(status, "pending") == 0;
-    s_open(&b, title, live ? PAGES_REFRESH_SECONDS : 0);
+    pages_open(&b, title, live ? PAGES_REFRESH_SECONDS : 0);
     http_buf_printf(&b, "<h1>Run %lld: ", (long long) id);
-    http_buf_html(&b, s_str(rep, "name"));
+    http_buf_html(&b, pages_str(rep, "name"));
     http_buf_puts(&b, "</h1><div class=\"card\"><div class=\"kv\"><span>kind</span><span>");
-    http_buf_html(&b, s_str(rep, "kind"));
+    http_buf_html(&b, pages_str(rep, "kind"));
     http_buf_puts(&b, "</span><span>status</span><span>");
-    s_tag(&b, s_str(rep, "status"), s_str(rep, "status"));
+    pages_tag(&b, pages_str(rep, "status"), pages_str(rep, "status"));
     const cJSON *tot = cJSON_GetObjectItemCaseSensitive(rep, "totals");
     http_buf_printf(&b, "</span><span>pairs</span><span>%.0f of %.0f planned</span>"
-                        "<span>progress</span><span>", s_num(tot, "pairs"),
-                    s_num(rep, "pairs_planned"));
-    s_bar(&b, s_num(tot, "pairs"), s_num(rep, "pairs_planned"));
+                        "<span>progress</span><span>", pages_num(tot, "pairs"),
+                    pages_num(rep, "pairs_planned"));
+    pages_bar(&b, pages_num(tot, "pairs"), pages_num(rep, "pairs_planned"));
     http_buf_printf(&b, "</span><span>CPU</span><span>%.2f hours</span><span>created</span><span>",
-                    s_num(tot, "cpu_ms") / 3.6e6);
-    s_time(&b, s_num(rep, "created_at_ms"));
+                    pages_num(tot, "cpu_ms") / 3.6e6);
+    pages_time(&b, pages_num(rep, "created_at_ms"));
     http_buf_puts(&b, "</span><span>finished</span><span>");
-    s_time(&b, s_num(rep, "finished_at_ms"));
+    pages_time(&b, pages_num(rep, "finished_at_ms"));
     http_buf_printf(&b, "</span><span>seed, priority</span><span>%.0f, %.0f</span></div>"
                         "<p><a href=\"/api/runs/%lld\">JSON</a> &middot; "
                         "<a href=\"/api/runs/%lld/pgn\">PGN</a></p></div>",
-                    s_num(rep, "seed"), s_num(rep, "priority"), (long long) id, (long long) id);
-    const char *kind = s_str(rep, "kind");
+                    pages_num(rep, "seed"), pages_num(rep, "priority"), (long long) id,
+                    (long long) id);
+    const char *kind = pages_str(rep, "kind");
     if (strcmp(kind, "sprt") == 0)
         s_sprt_section(&b, st, id, rep);
     else if (strcmp(kind, "values") == 0)
-        s_values_section(&b, st, id, rep);
+        pages_run_values(&b, st, id, rep);
     else if (strcmp(kind, "spsa") == 0)
         s_spsa_section(&b, rep);
     pages_run_workers(req, &b, id);
@@ -609,10 +491,10 @@ int pages_run(http_req_t *req, int64_t id)
     }
     store_run_clear(&run);
     cJSON_Delete(rep);
-    return s_close(req, &b);
+    return pages_close(req, &b);
 }
 
-/* ---- workers, contributors, values ---------------------------------------------- */
+/* ---- workers and contributors ---------------------------------------------- */
 
 int pages_workers(http_req_t *req)
 {
@@ -621,55 +503,55 @@ int pages_workers(http_req_t *req)
     if (!o)
         return rc;   /* the builder queued its error reply */
     http_buf_t b = { 0 };
-    s_open(&b, "Workers", PAGES_REFRESH_SECONDS);
+    pages_open(&b, "Workers", PAGES_REFRESH_SECONDS);
     http_buf_printf(&b, "<h1>Workers</h1><p class=\"muted\">%.0f live (seen in the last %d s)</p>"
                         "<div class=\"card\"><table><tr><th>worker</th><th>contributor</th>"
                         "<th></th><th class=\"n\">cores</th><th class=\"n\">knps</th>"
                         "<th class=\"n\">pairs</th><th class=\"n\">CPU h</th><th>last seen (UTC)"
-                        "</th></tr>", s_num(o, "live"), HTTP_LIVE_SECONDS);
+                        "</th></tr>", pages_num(o, "live"), HTTP_LIVE_SECONDS);
     const cJSON *w;
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(o, "workers")) {
         http_buf_puts(&b, "<tr><td>");
-        http_buf_html(&b, s_str(w, "id"));
-        const char *name = s_str(w, "name");
+        http_buf_html(&b, pages_str(w, "id"));
+        const char *name = pages_str(w, "name");
         if (*name) {
             http_buf_puts(&b, " <span class=\"muted\">");
             http_buf_html(&b, name);
             http_buf_puts(&b, "</span>");
         }
         http_buf_puts(&b, "</td><td>");
-        http_buf_html(&b, s_str(w, "contributor"));
+        http_buf_html(&b, pages_str(w, "contributor"));
         http_buf_puts(&b, "</td><td>");
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "flagged")))
-            s_tag(&b, "failed", "flagged");
+            pages_tag(&b, "failed", "flagged");
         else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "live")))
-            s_tag(&b, "finished", "live");
+            pages_tag(&b, "finished", "live");
         else
-            s_tag(&b, "", "away");
+            pages_tag(&b, "", "away");
         http_buf_printf(&b, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
                             "<td class=\"n\">%.0f</td><td class=\"n\">%.2f</td><td>",
-                        s_num(w, "cores"), s_num(w, "nps") / 1000, s_num(w, "pairs"),
-                        s_num(w, "cpu_hours"));
-        s_time(&b, s_num(w, "last_seen_ms"));
+                        pages_num(w, "cores"), pages_num(w, "nps") / 1000, pages_num(w, "pairs"),
+                        pages_num(w, "cpu_hours"));
+        pages_time(&b, pages_num(w, "last_seen_ms"));
         http_buf_puts(&b, "</td></tr>");
     }
     http_buf_puts(&b, "</table></div>");
     cJSON_Delete(o);
-    return s_close(req, &b);
+    return pages_close(req, &b);
 }
 
 /* Contributors by CPU hours, most first (fishtest's users page). */
 static int s_by_cpu(const void *x, const void *y)
 {
-    double a = s_num(*(const cJSON *const *) x, "cpu_hours");
-    double b = s_num(*(const cJSON *const *) y, "cpu_hours");
+    double a = pages_num(*(const cJSON *const *) x, "cpu_hours");
+    double b = pages_num(*(const cJSON *const *) y, "cpu_hours");
     return a < b ? 1 : a > b ? -1 : 0;
 }
 
 static void s_share(http_buf_t *b, double share)
 {
     http_buf_printf(b, "<td class=\"n\">%.1f%%", 100.0 * share);
-    s_bar(b, share * 1000.0, 1000.0);
+    pages_bar(b, share * 1000.0, 1000.0);
     http_buf_puts(b, "</td>");
 }
 
@@ -692,14 +574,14 @@ int pages_contributors(http_req_t *req)
     cJSON_ArrayForEach(c, list)
         rows[k++] = c;
     qsort(rows, (size_t) k, sizeof *rows, s_by_cpu);
-    double days = s_num(o, "recent_days");
+    double days = pages_num(o, "recent_days");
     http_buf_t b = { 0 };
-    s_open(&b, "Contributors", PAGES_REFRESH_SECONDS);
+    pages_open(&b, "Contributors", PAGES_REFRESH_SECONDS);
     http_buf_printf(&b, "<h1>Contributors</h1><p class=\"muted\">%.2f CPU hours in all, %.2f in "
                         "the last %.0f days; %.0f worker(s) active (seen in the last %.0f s). "
                         "Workers: active / registered. Shares are of CPU hours.</p>",
-                    s_num(tot, "cpu_hours"), s_num(tot, "cpu_hours_recent"), days,
-                    s_num(tot, "active_workers"), s_num(o, "live_seconds"));
+                    pages_num(tot, "cpu_hours"), pages_num(tot, "cpu_hours_recent"), days,
+                    pages_num(tot, "active_workers"), pages_num(o, "live_seconds"));
     http_buf_printf(&b, "<div class=\"card\"><table><tr><th colspan=\"3\"></th>"
                         "<th colspan=\"4\">all time</th><th colspan=\"4\">last %.0f days</th></tr>"
                         "<tr><th>contributor</th><th class=\"n\">workers</th>"
@@ -712,26 +594,26 @@ int pages_contributors(http_req_t *req)
     for (int i = 0; i < k; i++) {
         c = rows[i];
         http_buf_puts(&b, "<tr><td>");
-        http_buf_html(&b, s_str(c, "name"));
+        http_buf_html(&b, pages_str(c, "name"));
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "revoked"))) {
             http_buf_puts(&b, " ");
-            s_tag(&b, "stopped", "revoked");
+            pages_tag(&b, "stopped", "revoked");
         } else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "admin"))) {
             http_buf_puts(&b, " ");
-            s_tag(&b, "running", "admin");
+            pages_tag(&b, "running", "admin");
         }
         http_buf_printf(&b, "</td><td class=\"n\">%.0f / %.0f</td><td>",
-                        s_num(c, "active_workers"), s_num(c, "workers"));
-        s_time(&b, s_num(c, "last_seen_ms"));
+                        pages_num(c, "active_workers"), pages_num(c, "workers"));
+        pages_time(&b, pages_num(c, "last_seen_ms"));
         http_buf_printf(&b, "</td><td class=\"n\">%.2f</td><td class=\"n\">%.0f</td>"
                             "<td class=\"n\">%.0f</td>",
-                        s_num(c, "cpu_hours"), s_num(c, "games"), s_num(c, "pairs"));
-        s_share(&b, s_num(c, "share"));
+                        pages_num(c, "cpu_hours"), pages_num(c, "games"), pages_num(c, "pairs"));
+        s_share(&b, pages_num(c, "share"));
         http_buf_printf(&b, "<td class=\"n\">%.2f</td><td class=\"n\">%.0f</td>"
                             "<td class=\"n\">%.0f</td>",
-                        s_num(c, "cpu_hours_recent"), s_num(c, "games_recent"),
-                        s_num(c, "pairs_recent"));
-        s_share(&b, s_num(c, "share_recent"));
+                        pages_num(c, "cpu_hours_recent"), pages_num(c, "games_recent"),
+                        pages_num(c, "pairs_recent"));
+        s_share(&b, pages_num(c, "share_recent"));
         http_buf_puts(&b, "</tr>");
     }
     if (k == 0)
@@ -739,56 +621,5 @@ int pages_contributors(http_req_t *req)
     http_buf_puts(&b, "</table></div>");
     free(rows);
     cJSON_Delete(o);
-    return s_close(req, &b);
-}
-
-int pages_values(http_req_t *req)
-{
-    int rc = MHD_NO;
-    cJSON *o = http_api_values_json(req, &rc);
-    if (!o)
-        return rc;   /* the builder queued its error reply */
-    http_buf_t b = { 0 };
-    s_open(&b, "Piece values", PAGES_REFRESH_SECONDS);
-    http_buf_puts(&b, "<h1>Piece values</h1>");
-    const cJSON *study;
-    int count = 0;
-    cJSON_ArrayForEach(study, cJSON_GetObjectItemCaseSensitive(o, "studies")) {
-        count++;
-        double run = s_num(study, "run");
-        http_buf_printf(&b, "<h2><a href=\"/runs/%.0f\">Run %.0f: ", run, run);
-        http_buf_html(&b, s_str(study, "name"));
-        http_buf_puts(&b, "</a> ");
-        s_tag(&b, s_str(study, "status"), s_str(study, "status"));
-        http_buf_puts(&b, "</h2><div class=\"card\">");
-        const cJSON *est = cJSON_GetObjectItemCaseSensitive(study, "values");
-        const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(est, "values");
-        if (!cJSON_IsObject(pieces)) {
-            http_buf_puts(&b, "<p class=\"muted\">no estimate yet: ");
-            http_buf_html(&b, s_str(study, "error"));
-            http_buf_puts(&b, "</p></div>");
-            continue;
-        }
-        const char *labels[STATS_PIECE_NB], *colors[STATS_PIECE_NB];
-        double v[STATS_PIECE_NB], lo[STATS_PIECE_NB], hi[STATS_PIECE_NB];
-        size_t n = 0;
-        for (int p = 0; p < STATS_PIECE_NB; p++) {
-            char key[2] = { stats_piece_letter(p), 0 };
-            const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
-            if (!cJSON_IsObject(pv))
-                continue;
-            labels[n] = PIECE_NAME[p];
-            colors[n] = PIECE_COLOR[p];
-            s_interval(pv, &v[n], &lo[n], &hi[n]);
-            n++;
-        }
-        pages_svg_intervals(&b, "Values in pawns (95% intervals)", labels, v, lo, hi, colors, n);
-        http_buf_printf(&b, "<p class=\"muted\">%.0f games, %.0f of %.0f pairs</p></div>",
-                        s_num(est, "games"), s_num(study, "pairs_used"),
-                        s_num(study, "pairs_planned"));
-    }
-    if (!count)
-        http_buf_puts(&b, "<p class=\"muted\">no piece-value study has an estimate yet</p>");
-    cJSON_Delete(o);
-    return s_close(req, &b);
+    return pages_close(req, &b);
 }

@@ -339,6 +339,17 @@ static void a_values_report_reads_the_stored_fit_and_the_page_its_history(void)
     CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
     CHECK_EQ_INT(r.status, 200);
     CHECK_MSG(r.body && strstr(r.body, "class=\"series\"") != NULL, "no convergence lines");
+    /* The page leads with what the study determines well, as the API and
+     * capa show do: contrasts and the unit, then values, lack of fit, endings. */
+    const char *order[] = { "<h2>Contrasts</h2>", ">A-C<", "<b>Unit:</b>",
+                            "<h2>Piece values</h2>", "Lack of fit",
+                            "<h2>Games ended by</h2>", ">adjudication<", "<h2>Imbalances</h2>" };
+    const char *pos = r.body ? r.body : "";
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const char *next = strstr(pos, order[i]);
+        CHECK_MSG(next != NULL, "the run page lacks \"%s\" after the one before", order[i]);
+        pos = next ? next : pos;
+    }
     fx_res_free(&r);
 }
 

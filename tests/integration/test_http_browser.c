@@ -98,6 +98,9 @@ static void a_finished_study_shows_values_with_intervals_and_their_convergence(v
     CHECK(s_count(s_dom, "class=\"series\"") >= 4);          /* one path per piece */
     CHECK(s_count(s_dom, "class=\"band\"") >= 4);
     CHECK(strstr(s_dom, "Archbishop") != NULL && strstr(s_dom, "knight odds") != NULL);
+    /* contrasts lead, before the values chart */
+    const char *contrasts = strstr(s_dom, "Contrasts"), *values = strstr(s_dom, "Values in pawns");
+    CHECK(contrasts != NULL && values != NULL && contrasts < values);
     CHECK(strstr(s_dom, "http-equiv=\"refresh\"") == NULL);   /* finished: no reload */
     char png[600], args[800];
     snprintf(png, sizeof png, "%s/tests/http_values_page.png", CAPA_BINARY_DIR);
