@@ -270,20 +270,7 @@ int pages_values(http_req_t *req)
             http_buf_puts(&b, "</p></div>");
             continue;
         }
-        const char *labels[STATS_PIECE_NB], *colors[STATS_PIECE_NB];
-        double v[STATS_PIECE_NB], lo[STATS_PIECE_NB], hi[STATS_PIECE_NB];
-        size_t n = 0;
-        for (int p = 0; p < STATS_PIECE_NB; p++) {
-            char key[2] = { stats_piece_letter(p), 0 };
-            const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
-            if (!cJSON_IsObject(pv))
-                continue;
-            labels[n] = pages_piece_name[p];
-            colors[n] = pages_piece_color[p];
-            pages_interval(pv, &v[n], &lo[n], &hi[n]);
-            n++;
-        }
-        pages_svg_intervals(&b, "Values in pawns (95% intervals)", labels, v, lo, hi, colors, n);
+        s_values_table(&b, est);
         http_buf_printf(&b, "<p class=\"muted\">%.0f games, %.0f of %.0f pairs</p></div>",
                         pages_num(est, "games"), pages_num(study, "pairs_used"),
                         pages_num(study, "pairs_planned"));
