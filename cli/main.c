@@ -36,6 +36,10 @@ static const char USAGE[] =
     "                            offline: what a values study will determine (expected 95%\n"
     "                            half-widths, pairs for a target, what it cannot separate)\n"
     "                            and its CPU time; exit 2 when it can determine nothing\n"
+    "  tune (--db CONNINFO [--run ID] | --pgn FILE | --epd FILE) [--params LIST]\n"
+    "       [--positions N] [--iterations N] [--out FILE.json] ...\n"
+    "                            offline: fit the engine's evaluation parameters to the\n"
+    "                            results of stored or PGN games (capa tune --help)\n"
     "\n"
     "Server from --server or CAPA_SERVER (default " CLI_DEFAULT_SERVER "), token from\n"
     "--token or CAPA_TOKEN. --json prints the API's JSON for scripts.\n"
@@ -52,7 +56,8 @@ static int s_usage(void)
 /* Options without a value. */
 static int s_is_flag(const char *key)
 {
-    return strcmp(key, "json") == 0 || strcmp(key, "help") == 0 || strcmp(key, "admin") == 0;
+    return strcmp(key, "json") == 0 || strcmp(key, "help") == 0 || strcmp(key, "admin") == 0 ||
+           strcmp(key, "tune_material") == 0;
 }
 
 int main(int argc, char **argv)
@@ -112,7 +117,10 @@ int main(int argc, char **argv)
             val = argv[++i];
         }
         if (strcmp(key, "help") == 0) {
-            fputs(command && strcmp(command, "match") == 0 ? cmd_match_usage() : USAGE, stdout);
+            fputs(command && strcmp(command, "match") == 0  ? cmd_match_usage()
+                  : command && strcmp(command, "tune") == 0 ? cmd_tune_usage()
+                                                             : USAGE,
+                  stdout);
             return CLI_OK;
         } else if (strcmp(key, "server") == 0) {
             size_t n = strlen(val);
@@ -150,6 +158,7 @@ int main(int argc, char **argv)
         { "contributors", cmd_contributors }, { "contributor", cmd_contributor },
         { "sprt", cmd_sprt },       { "match", cmd_match },
         { "plan", cmd_plan },       { "compare", cmd_compare },
+        { "tune", cmd_tune },
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (strcmp(command, CMDS[i].name) == 0)

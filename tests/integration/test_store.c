@@ -8,6 +8,7 @@
 #include "log.h"
 #include "store.h"
 #include "store_bulk.h"
+#include "store_games.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -712,6 +713,78 @@ static void racing_stores_count_each_pair_once(void)
     CHECK(store_worker_get(st, "w-race", &w) == 0);
     CHECK_EQ_INT(w.pairs, (int64_t) total);
     free(w.host_info);
+    store_destroy(&st);
+}
+
+/* What store_games_each handed out, one line per game. */
+typedef struct {
+    char seen[64][160];
+    int n, stop_after;
+} s_games_t;
+
+static int s_game_cb(const store_game_t *g, void *arg)
+{
+    s_games_t *c = arg;
+    if (c->n < 64)
+        snprintf(c->seen[c->n++], sizeof c->seen[0], "%lld/%lld/%d %s %d %.12s %s",
+                 (long long) g->run_id, (long long) g->pair_no, g->game, g->variant, g->result,
+                 g->fen, g->moves);
+    return c->stop_after && c->n >= c->stop_after ? 7 : 0;
+}
+
+static void games_come_back_one_by_one_with_their_moves_in_page_order(void)
+{
+    store_t *st = s_store();
+    store_run_t doc_run = { .kind = PROTO_KIND_SPRT, .name = "games",
+                            .doc = "{\"kind\": \"sprt\", \"variant\": \"capablanca\"}",
+                            .seed = 1, .pairs_planned = 100 };
+    int64_t run = 0, other = s_run(st, PROTO_KIND_SPRT, 100);
+    CHECK(store_run_insert(st, &doc_run, &run) == 0);
+    s_worker(st, "games-liar", s_contributor(st, "games-liar"));
+    store_pair_t p[5];
+    for (int i = 0; i < 5; i++) {
+        p[i] = s_pair(i, i == 4 ? "games-liar" : NULL);
+        p[i].moves[0] = "e2e4 e7e5";
+        p[i].moves[1] = i == 2 ? NULL : "h1i3";
+    }
+    p[1].fen2 = "rnbqckabnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQCKABNR w KQkq - 0 1";
+    CHECK(store_insert_pairs(st, run, p, 5, NULL, NULL) == 0);
+    CHECK(store_insert_pairs(st, other, p, 1, NULL, NULL) == 0);
+    CHECK(store_worker_flag(st, "games-liar", "test", NULL) == 0);   /* pair 4 excluded */
+
+    s_games_t c = { .n = 0 };
+    size_t games = 0, pairs = 0;
+    CHECK_MSG(store_games_each(st, run, 2, s_game_cb, &c, &games, &pairs) == 0, "%s",
+              store_last_error(st));
+    CHECK_EQ_INT(pairs, 4);
+    CHECK_EQ_INT(games, 7);
+    CHECK_EQ_INT(c.n, 7);
+    char want[160];
+    /* s_pair's results: pair 0 = (2, 0), pair 1 = (2, 1), pair 3 = (0, 1) */
+    snprintf(want, sizeof want, "%lld/0/0 capablanca 2 rnabqkbcnr/p e2e4 e7e5", (long long) run);
+    CHECK_EQ_STR(c.seen[0], want);
+    snprintf(want, sizeof want, "%lld/1/1 capablanca 1 rnbqckabnr/p h1i3", (long long) run);
+    CHECK_EQ_STR(c.seen[3], want);
+    snprintf(want, sizeof want, "%lld/2/0 capablanca 1 rnabqkbcnr/p e2e4 e7e5", (long long) run);
+    CHECK_EQ_STR(c.seen[4], want);   /* pair 2's second game has no moves */
+    snprintf(want, sizeof want, "%lld/3/1 capablanca 1 rnabqkbcnr/p h1i3", (long long) run);
+    CHECK_EQ_STR(c.seen[6], want);
+
+    /* every run: the other run's doc has no variant (caparandom); a callback stops early */
+    s_games_t all = { .n = 0 };
+    CHECK(store_games_each(st, 0, 0, s_game_cb, &all, &games, NULL) == 0);
+    CHECK(games >= 9);
+    bool found = false;
+    for (int i = 0; i < all.n; i++) {
+        snprintf(want, sizeof want, "%lld/0/0 caparandom", (long long) other);
+        found = found || strncmp(all.seen[i], want, strlen(want)) == 0;
+    }
+    CHECK(found);
+    s_games_t stop = { .n = 0, .stop_after = 3 };
+    CHECK_EQ_INT(store_games_each(st, run, 1, s_game_cb, &stop, &games, NULL), 7);
+    CHECK_EQ_INT(games, 3);
+    CHECK_EQ_INT(store_games_each(st, run + 1000, 0, s_game_cb, &c, NULL, NULL),
+                 CAPA_ENOTFOUND);
     store_destroy(&st);
 }
 
@@ -1448,6 +1521,7 @@ static const check_case_t CASES[] = {
     CASE(excluded_pairs_of_an_older_database_free_their_numbers),
     CASE(racing_stores_count_each_pair_once),
     CASE(stored_pairs_come_back_as_ranges),
+    CASE(games_come_back_one_by_one_with_their_moves_in_page_order),
     CASE(imbalance_games_are_counted_from_the_side_under_test),
     CASE(pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings),
     CASE(expired_leases_return_exactly_the_unstored_pairs),
