@@ -161,6 +161,62 @@ static int s_estimate(store_t *st, int64_t run)
     return rc;
 }
 
+/* min, median and max of t[0..n) in ms, sorted in place */
+static void s_print_times(const char *what, double *t, int n)
+{
+    qsort(t, (size_t) n, sizeof *t, s_cmp);
+    printf("%-44s min %8.1f ms, median %8.1f ms, max %8.1f ms (%d runs)\n", what, t[0], t[n / 2], t[n - 1], n);
+}
+
+/* The coordinator's refit of the run (report_build with REPORT_FIT: the
+ * aggregate queries and the fit) and, alone, its two aggregate queries:
+ * the pairs by kind and the round moments (round clustering). */
+static int s_time_refit(store_t *st, int64_t run, int repeat)
+{
+    double *t = calloc((size_t) repeat * 3, sizeof *t);
+    if (!t)
+        return -1;
+    char err[512];
+    /* the run deals its six imbalances alike: one segment of six a round */
+    int64_t k0[1] = { 0 }, r0[1] = { 0 }, w[1] = { 6 };
+    int rc = 0;
+    for (int i = 0; i < repeat && rc == 0; i++) {
+        cJSON *rep = NULL;
+        double t0 = bench_now();
+        rc = report_build(st, run, REPORT_FIT, &rep, err, sizeof err);
+        t[i] = (bench_now() - t0) * 1e3;
+        if (i == 0 && rc == 0) {
+            const cJSON *cl = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(rep, "values"), "clusters");
+            printf("refit: clusters by %s, %.0f of them\n",
+                   cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "by")),
+                   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cl, "count")));
+        }
+        cJSON_Delete(rep);
+        store_pair_type_t *kinds = NULL;
+        size_t n = 0;
+        t0 = bench_now();
+        rc |= store_pair_types(st, run, 1, &kinds, &n);
+        t[repeat + i] = (bench_now() - t0) * 1e3;
+        free(kinds);
+        store_round_moment_t *m = NULL;
+        int64_t rounds = 0;
+        t0 = bench_now();
+        rc |= store_round_moments(st, run, k0, r0, w, 1, &m, &n, &rounds);
+        t[2 * repeat + i] = (bench_now() - t0) * 1e3;
+        free(m);
+    }
+    if (rc == 0) {
+        s_print_times("refit (report_build, REPORT_FIT)", t, repeat);
+        s_print_times("  of which: pairs by kind (store_pair_types)", t + repeat, repeat);
+        s_print_times("  of which: round moments (store_round_moments)", t + 2 * repeat, repeat);
+    } else {
+        fprintf(stderr, "bench_run_page: refit: %s\n", err);
+    }
+    free(t);
+    return rc;
+}
+
 static void s_measure(int port, const char *path, int repeat)
 {
     size_t bytes = 0;
@@ -273,6 +329,8 @@ int main(int argc, char **argv)
     }
     printf("run %lld: %lld pairs stored and 10 estimates fitted in %.1f s\n", (long long) run,
            (long long) npairs, bench_now() - t0);
+    if (s_time_refit(st, run, repeat) < 0)
+        goto out;
     int port = bench_free_port(), zport = bench_free_port();
     char http[64], bind_ep[64];
     snprintf(http, sizeof http, "127.0.0.1:%d", port);

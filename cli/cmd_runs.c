@@ -200,6 +200,18 @@ static void s_show_values(const cJSON *rep)
             s_cell(ct, cJSON_GetObjectItemCaseSensitive(c, "elo"), "%+.0f");
         }
         cli_print_table(ct);
+        const cJSON *cl = cJSON_GetObjectItemCaseSensitive(vals, "clusters");
+        if (cJSON_IsObject(cl) && strcmp(cli_str(cl, "by"), "round") == 0) {
+            printf("intervals: %.0f rounds as clusters (the imbalances of a round share its start array)",
+                   cli_num(cl, "count"));
+            const cJSON *pc = cJSON_GetObjectItemCaseSensitive(vals, "pair_clustered");
+            const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pc, "contrasts"), 0);
+            const cJSON *ci = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c0, "pawns"), "ci95");
+            if (cJSON_GetArraySize(ci) == 2)
+                printf("; %s with pairs as clusters [%+.2f, %+.2f] pawns", cli_str(c0, "name"),
+                       cJSON_GetNumberValue(cJSON_GetArrayItem(ci, 0)), cJSON_GetNumberValue(cJSON_GetArrayItem(ci, 1)));
+            putchar('\n');
+        }
         if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(vals, "scaled")))
             printf("%s\n", cli_str(vals, "note"));
         printf("values (pawns: Fieller 95%% interval; Elo: the piece against nothing):\n");

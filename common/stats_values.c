@@ -136,6 +136,31 @@ static int s_check_games(const stats_game_t *games, size_t n, char *err, size_t 
     return 0;
 }
 
+static int s_check_rounds(const stats_rounds_t *rd, char *err, size_t errlen)
+{
+    if (!rd)
+        return 0;
+    if (rd->rounds < 1 || !rd->classes || !rd->moments || rd->n_moments == 0)
+        return capa_fail(err, errlen, CAPA_EINVAL, "rounds: %lld rounds, %zu moments; expected at least one",
+                         (long long) rd->rounds, rd->n_moments);
+    for (size_t i = 0; i < rd->n_moments; i++) {
+        const stats_moment_t *mo = &rd->moments[i];
+        if (mo->j < 0 || mo->l < 0 || (size_t) mo->j >= rd->n_classes || (size_t) mo->l >= rd->n_classes)
+            return capa_fail(err, errlen, CAPA_EINVAL, "rounds: moment %zu names class %d or %d of %zu", i,
+                             mo->j, mo->l, rd->n_classes);
+        for (int x = 0; x < STATS_MOM_NB; x++)
+            for (int y = 0; y < STATS_MOM_NB; y++)
+                if (!isfinite(mo->m[x][y]))
+                    return capa_fail(err, errlen, CAPA_EINVAL, "rounds: moment %zu is not finite", i);
+    }
+    for (size_t c = 0; c < rd->n_classes; c++)
+        for (int p = 0; p < STATS_PIECE_NB; p++)
+            if (rd->classes[c].diff[p] > STATS_DIFF_MAX || rd->classes[c].diff[p] < -STATS_DIFF_MAX)
+                return capa_fail(err, errlen, CAPA_ERANGE, "rounds: class %zu has a difference of %d %c", c,
+                                 rd->classes[c].diff[p], S_LETTER(p));
+    return 0;
+}
+
 static int s_design(const stats_game_t *games, size_t n, s_design_t *d, char *err, size_t errlen)
 {
     double g[S_DIM][S_DIM] = { { 0 } };
@@ -188,13 +213,11 @@ static int s_newton(const s_design_t *d, const stats_game_t *games, size_t n, do
                      "game separates the data)");
 }
 
-/* Sandwich covariance H^-1 B H^-1 G/(G-1), B from pair-summed scores. */
-static int s_covariance(const s_design_t *d, const stats_game_t *games, size_t n, const s_key_t *keys,
-                        const double *beta, double v[S_DIM][S_DIM], int64_t *pairs)
+/* The meat from pair-summed scores: B = sum over pairs s_c s_c'. */
+static void s_meat_pairs(const s_design_t *d, const stats_game_t *games, size_t n, const s_key_t *keys,
+                         const double *beta, double b[S_DIM][S_DIM], int64_t *pairs)
 {
-    double grad[S_DIM], h[S_DIM][S_DIM];
-    s_derivatives(d, games, n, beta, grad, h);
-    double b[S_DIM][S_DIM] = { { 0 } }, z[S_DIM], y;
+    double z[S_DIM], y;
     int64_t clusters = 0;
     for (size_t i = 0; i < n;) {
         double s[S_DIM] = { 0 };
@@ -215,8 +238,70 @@ static int s_covariance(const s_design_t *d, const stats_game_t *games, size_t n
         i = j;
     }
     *pairs = clusters;
-    double f = clusters > 1 ? (double) clusters / (double) (clusters - 1) : 1.0;
-    return stats_sandwich(h, b, d->m, f, v) ? CAPA_EINVAL : 0;
+}
+
+/* The meat from round moments: class j's round sum is A u + S v_j - N c_j
+ * with u the column of White's edge, v_j the class's material (White's view
+ * when the side under test is White) and c_j = (p_w + p_b) u + (1 + p_w -
+ * p_b) v_j, p_w and p_b the fitted scores of White in its two games (side
+ * under test White, Black): the expected A and S - N per pair. */
+static void s_meat_rounds(const s_design_t *d, const stats_rounds_t *rd, const double *beta,
+                          double b[S_DIM][S_DIM])
+{
+    for (size_t i = 0; i < rd->n_moments; i++) {
+        const stats_moment_t *mo = &rd->moments[i];
+        double vec[2][STATS_MOM_NB][S_DIM];
+        for (int side = 0; side < 2; side++) {
+            const stats_class_t *cl = &rd->classes[side ? mo->l : mo->j];
+            double zw[S_DIM], zb[S_DIM];
+            zw[0] = zb[0] = 1.0;
+            for (int c = 1; c < d->m; c++) {
+                zw[c] = cl->diff[d->full[c] - 1];
+                zb[c] = -zw[c];
+            }
+            double pw = s_logistic(s_eta(d, beta, zw)), pb = s_logistic(s_eta(d, beta, zb));
+            for (int c = 0; c < d->m; c++) {
+                double u = c == 0 ? 1.0 : 0.0, v = c == 0 ? 0.0 : zw[c];
+                vec[side][STATS_MOM_A][c] = u;
+                vec[side][STATS_MOM_S][c] = v;
+                vec[side][STATS_MOM_N][c] = -((pw + pb) * u + (1.0 + pw - pb) * v);
+            }
+        }
+        for (int x = 0; x < STATS_MOM_NB; x++)
+            for (int y = 0; y < STATS_MOM_NB; y++) {
+                double w = mo->m[x][y];
+                if (w == 0.0)
+                    continue;
+                for (int a = 0; a < d->m; a++)
+                    for (int c = 0; c < d->m; c++)
+                        b[a][c] += w * vec[0][x][a] * vec[1][y][c];
+            }
+    }
+    /* the moments of (j, l) and (l, j) mirror each other: symmetric up to rounding */
+    for (int a = 0; a < d->m; a++)
+        for (int c = 0; c < a; c++)
+            b[a][c] = b[c][a] = 0.5 * (b[a][c] + b[c][a]);
+}
+
+/* Sandwich covariances H^-1 B H^-1 G/(G-1): vp with pairs as clusters and,
+ * with rounds, vr with rounds as clusters. */
+static int s_covariance(const s_design_t *d, const stats_game_t *games, size_t n, const s_key_t *keys,
+                        const double *beta, const stats_rounds_t *rd, double vp[S_DIM][S_DIM],
+                        double vr[S_DIM][S_DIM], int64_t *pairs)
+{
+    double grad[S_DIM], h[S_DIM][S_DIM];
+    s_derivatives(d, games, n, beta, grad, h);
+    double b[S_DIM][S_DIM] = { { 0 } };
+    s_meat_pairs(d, games, n, keys, beta, b, pairs);
+    double f = *pairs > 1 ? (double) *pairs / (double) (*pairs - 1) : 1.0;
+    if (stats_sandwich(h, b, d->m, f, vp))
+        return CAPA_EINVAL;
+    if (!rd)
+        return 0;
+    memset(b, 0, sizeof b);
+    s_meat_rounds(d, rd, beta, b);
+    f = rd->rounds > 1 ? (double) rd->rounds / (double) (rd->rounds - 1) : 1.0;
+    return stats_sandwich(h, b, d->m, f, vr) ? CAPA_EINVAL : 0;
 }
 
 static int s_imbalances(const s_design_t *d, const stats_game_t *games, size_t n, s_key_t *keys,
@@ -414,8 +499,25 @@ static void s_summaries(const s_design_t *d, const double *b, const double v[S_D
 
 int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, char *err, size_t errlen)
 {
+    return stats_values_fit_rounds(games, n, NULL, out, err, errlen);
+}
+
+/* Full coordinates of a covariance over the kept columns. */
+static void s_full(const s_design_t *d, const double v[S_DIM][S_DIM], double vf[S_DIM][S_DIM])
+{
+    memset(vf, 0, sizeof(double) * S_DIM * S_DIM);
+    for (int a = 0; a < d->m; a++)
+        for (int c = 0; c < d->m; c++)
+            vf[d->full[a]][d->full[c]] = v[a][c];
+}
+
+int stats_values_fit_rounds(const stats_game_t *games, size_t n, const stats_rounds_t *rounds,
+                            stats_values_t **out, char *err, size_t errlen)
+{
     *out = NULL;
     int rc = s_check_games(games, n, err, errlen);
+    if (rc == 0)
+        rc = s_check_rounds(rounds, err, errlen);
     if (rc)
         return rc;
     s_design_t d;
@@ -441,19 +543,35 @@ int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, 
         keys[i].stratum = games[i].stratum;
     }
     qsort(keys, n, sizeof *keys, s_by_pair);
-    double v[S_DIM][S_DIM];
-    if (s_covariance(&d, games, n, keys, beta, v, &r->pairs)) {
+    double vp[S_DIM][S_DIM], vr[S_DIM][S_DIM];
+    if (s_covariance(&d, games, n, keys, beta, rounds, vp, vr, &r->pairs)) {
         free(keys);
         free(r);
         return capa_fail(err, errlen, CAPA_EINVAL, "the fitted information matrix is singular");
     }
     /* The coefficients of the columns left out are 0: one solution among
      * many, but every estimable combination has the same value in all. */
-    double bf[S_DIM] = { 0 }, vf[S_DIM][S_DIM] = { { 0 } };
-    for (int a = 0; a < d.m; a++) {
+    double bf[S_DIM] = { 0 }, vf[S_DIM][S_DIM];
+    for (int a = 0; a < d.m; a++)
         bf[d.full[a]] = beta[a];
-        for (int c = 0; c < d.m; c++)
-            vf[d.full[a]][d.full[c]] = v[a][c];
+    s_full(&d, rounds ? vr : vp, vf);
+    r->by_round = rounds != NULL;
+    r->clusters = rounds ? rounds->rounds : r->pairs;
+    if (rounds) {
+        /* the pair-clustered figures beside, from a second summary */
+        stats_values_t *alt = calloc(1, sizeof *alt);
+        if (!alt) {
+            free(keys);
+            free(r);
+            return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+        }
+        double vpf[S_DIM][S_DIM];
+        s_full(&d, vp, vpf);
+        s_summaries(&d, bf, vpf, alt);
+        memcpy(r->pair_contrasts, alt->contrasts, sizeof r->pair_contrasts);
+        memcpy(r->pair_piece, alt->piece, sizeof r->pair_piece);
+        r->pair_scale_se = alt->scale_se;
+        free(alt);
     }
     for (size_t i = 0; i < n; i++)
         r->games += (int64_t) s_count(&games[i]);
@@ -545,8 +663,13 @@ void stats_values_unit(const stats_values_t *v, char *buf, size_t len)
 int stats_values_format(const stats_values_t *v, char *buf, size_t len)
 {
     textbuf_t o = textbuf_make(buf, len);
-    textbuf_put(&o, "Piece values (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
-                (long long) v->games, (long long) v->pairs);
+    if (v->by_round)
+        textbuf_put(&o, "Piece values (95%% intervals, rounds as clusters: %lld rounds, one start array "
+                        "each): %lld games, %lld pairs\n",
+                    (long long) v->clusters, (long long) v->games, (long long) v->pairs);
+    else
+        textbuf_put(&o, "Piece values (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
+                    (long long) v->games, (long long) v->pairs);
     char unit[STATS_NOTE_MAX];
     stats_values_unit(v, unit, sizeof unit);
     textbuf_put(&o, "Unit: %s\n", unit);
@@ -567,7 +690,13 @@ int stats_values_format(const stats_values_t *v, char *buf, size_t len)
                         c->pawns_hi);
         else
             textbuf_put(&o, "  %-4s ", c->name);
-        textbuf_put(&o, "%+.0f Elo [%+.0f, %+.0f]\n", c->elo, c->elo_lo, c->elo_hi);
+        textbuf_put(&o, "%+.0f Elo [%+.0f, %+.0f]", c->elo, c->elo_lo, c->elo_hi);
+        const stats_contrast_t *pc = &v->pair_contrasts[i];
+        if (v->by_round && pc->in_pawns)
+            textbuf_put(&o, "  (pairs as clusters: [%+.3f, %+.3f] pawns)", pc->pawns_lo, pc->pawns_hi);
+        else if (v->by_round)
+            textbuf_put(&o, "  (pairs as clusters: [%+.0f, %+.0f] Elo)", pc->elo_lo, pc->elo_hi);
+        textbuf_put(&o, "\n");
     }
     textbuf_put(&o, "Values (pawns: Fieller intervals; Elo: the piece against nothing):\n");
     for (int p = 0; p < STATS_PIECE_NB; p++) {
@@ -622,11 +751,11 @@ static cJSON *s_interval(double value, double lo, double hi)
     return o;
 }
 
-static cJSON *s_contrasts_json(const stats_values_t *v)
+static cJSON *s_contrasts_json(const stats_contrast_t *cs, int n)
 {
     cJSON *list = cJSON_CreateArray();
-    for (int i = 0; list && i < v->n_contrasts; i++) {
-        const stats_contrast_t *c = &v->contrasts[i];
+    for (int i = 0; list && i < n; i++) {
+        const stats_contrast_t *c = &cs[i];
         cJSON *e = cJSON_CreateObject();
         if (!e || !cJSON_AddItemToArray(list, e)) {
             cJSON_Delete(e);
@@ -647,22 +776,15 @@ static cJSON *s_contrasts_json(const stats_values_t *v)
     return list;
 }
 
-cJSON *stats_values_to_json(const stats_values_t *v)
+/* "values" (pawns) and "values_elo" of pieces pv into o; 0 or -1 (ENOMEM). */
+static int s_values_json(cJSON *o, const stats_piece_value_t *piece, int pawn_identified)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddNumberToObject(o, "games", (double) v->games);
-    cJSON_AddNumberToObject(o, "pairs", (double) v->pairs);
-    cJSON *contrasts = s_contrasts_json(v);
-    if (contrasts)
-        cJSON_AddItemToObject(o, "contrasts", contrasts);
     cJSON *pieces = cJSON_AddObjectToObject(o, "values");
     cJSON *elo = cJSON_AddObjectToObject(o, "values_elo");
     for (int p = 0; pieces && elo && p < STATS_PIECE_NB; p++) {
-        const stats_piece_value_t *pv = &v->piece[p];
+        const stats_piece_value_t *pv = &piece[p];
         char key[2] = { S_LETTER(p), '\0' };
-        if ((p == STATS_P && v->pawn_identified) || pv->estimated)
+        if ((p == STATS_P && pawn_identified) || pv->estimated)
             cJSON_AddItemToObject(pieces, key, s_interval(pv->value, pv->lo, pv->hi));
         else
             cJSON_AddNullToObject(pieces, key);
@@ -671,6 +793,44 @@ cJSON *stats_values_to_json(const stats_values_t *v)
         else
             cJSON_AddNullToObject(elo, key);
     }
+    return pieces && elo ? 0 : -1;
+}
+
+/* "clusters" {by, count} and, by round, "pair_clustered" {contrasts,
+ * values, values_elo, logit_per_pawn_se}: the same fit's figures with pairs
+ * as clusters. */
+static int s_clusters_json(cJSON *o, const stats_values_t *v)
+{
+    cJSON *cl = cJSON_AddObjectToObject(o, "clusters");
+    if (!cl)
+        return -1;
+    cJSON_AddStringToObject(cl, "by", v->by_round ? "round" : "pair");
+    cJSON_AddNumberToObject(cl, "count", (double) v->clusters);
+    if (!v->by_round)
+        return 0;
+    cJSON *pc = cJSON_AddObjectToObject(o, "pair_clustered");
+    cJSON *list = pc ? s_contrasts_json(v->pair_contrasts, v->n_contrasts) : NULL;
+    if (!list)
+        return -1;
+    cJSON_AddItemToObject(pc, "contrasts", list);
+    if (s_values_json(pc, v->pair_piece, v->pawn_identified))
+        return -1;
+    cJSON_AddNumberToObject(pc, "logit_per_pawn_se", v->pair_scale_se);
+    return 0;
+}
+
+cJSON *stats_values_to_json(const stats_values_t *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "games", (double) v->games);
+    cJSON_AddNumberToObject(o, "pairs", (double) v->pairs);
+    int bad = s_clusters_json(o, v);
+    cJSON *contrasts = s_contrasts_json(v->contrasts, v->n_contrasts);
+    if (contrasts)
+        cJSON_AddItemToObject(o, "contrasts", contrasts);
+    bad |= s_values_json(o, v->piece, v->pawn_identified);
     cJSON_AddStringToObject(o, "interval", "fieller");
     char unit[STATS_NOTE_MAX];
     stats_values_unit(v, unit, sizeof unit);
@@ -725,7 +885,7 @@ cJSON *stats_values_to_json(const stats_values_t *v)
         cJSON_AddNumberToObject(e, "model_score", im->predicted);
         cJSON_AddNumberToObject(e, "residual_z", im->residual_z);
     }
-    if (!contrasts || !pieces || !elo || !notes || !list ||
+    if (bad || !contrasts || !notes || !list ||
         !cJSON_GetObjectItemCaseSensitive(o, "white_score")) {
         cJSON_Delete(o);
         return NULL;

@@ -22,7 +22,10 @@
  *   4. the raw score of each imbalance (split by stratum, e.g. the file of a
  *      removed pawn) against the model's prediction, and a lack-of-fit
  *      chi-squared over those rows.
- * Covariances are cluster-robust (sandwich) with pairs as clusters.
+ * Covariances are cluster-robust (sandwich): with rounds (stats_rounds_t)
+ * the clusters are the rounds of a values run, whose pairs of every
+ * imbalance share one start array; otherwise the pairs. With rounds the
+ * pair-clustered contrasts and values are kept beside for comparison.
  * Method and sources: docs/methods.md, "Piece values".
  */
 #ifndef CAPA_STATS_VALUES_H
@@ -47,6 +50,33 @@ typedef struct {
     int64_t count;               /* identical pairs this record stands for (0 = 1):
                                   * a pair-level summary fits exactly as the games */
 } stats_game_t;
+
+/* Rounds as clusters, given as sums that do not grow with the number of
+ * pairs. Pairs are grouped into classes (an imbalance); for round r and
+ * class j let N_rj be its pairs, A_rj White's points and S_rj the side under
+ * test's points in their games (a pair holds one game per colour). Then a
+ * round's score sum is s_r = sum_j (A_rj u + S_rj v_j - N_rj c_j) with
+ * vectors that depend on the fit only through the class, so the meat
+ * sum_r s_r s_r' needs only the moments sum_r X_rj Y_rl (X, Y in N, A, S)
+ * of every ordered pair of classes (j, l) that meet in a round (j = l too). */
+enum { STATS_MOM_N, STATS_MOM_A, STATS_MOM_S, STATS_MOM_NB };
+
+typedef struct {
+    int8_t diff[STATS_PIECE_NB]; /* the class's imbalance (side under test) */
+} stats_class_t;
+
+typedef struct {
+    int32_t j, l;                           /* classes (indices) */
+    double m[STATS_MOM_NB][STATS_MOM_NB];   /* m[x][y] = sum over rounds of X_rj Y_rl */
+} stats_moment_t;
+
+typedef struct {
+    const stats_class_t *classes;
+    size_t n_classes;
+    const stats_moment_t *moments;
+    size_t n_moments;
+    int64_t rounds;                         /* clusters: rounds with a counted pair */
+} stats_rounds_t;
 
 typedef struct {
     int estimated;             /* 1: value in pawns given (pawn: fixed at 1) */
@@ -87,6 +117,12 @@ typedef struct {
     int iterations;                   /* Newton steps taken */
     double loglik;                    /* quasi-log-likelihood at the fit */
     int64_t games, pairs;
+    int by_round;                     /* 1: rounds are the clusters, else pairs */
+    int64_t clusters;                 /* rounds or pairs */
+    /* by_round: the same figures with pairs as clusters, for comparison */
+    stats_contrast_t pair_contrasts[STATS_CONTRAST_MAX];
+    stats_piece_value_t pair_piece[STATS_PIECE_NB];
+    double pair_scale_se;
     int n_imbalances;
     stats_imbalance_t *imbalances;    /* owned by this struct, most games first */
     int n_notes;                      /* what the design cannot separate */
@@ -103,6 +139,12 @@ typedef struct {
  * CAPA_ERANGE (a difference beyond STATS_DIFF_MAX), CAPA_ENOMEM. */
 int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out,
                      char *err, size_t errlen);
+
+/* As stats_values_fit with rounds as the clusters (rounds may be NULL:
+ * pairs). More errors: CAPA_EINVAL for a moment naming a class out of
+ * range, a moment that is not finite, or rounds < 1. */
+int stats_values_fit_rounds(const stats_game_t *games, size_t n, const stats_rounds_t *rounds,
+                            stats_values_t **out, char *err, size_t errlen);
 
 void stats_values_destroy(stats_values_t **self_p);
 

@@ -167,21 +167,84 @@ static int s_imbalance_scores(store_t *store, int64_t run_id, const rundoc_t *do
     return 0;
 }
 
-/* The raw scores and a new fit over every game, pairs as clusters, from the
- * pairs summed up by kind (exactly the same fit, one aggregate query). */
-static int s_values_fit(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *rep,
-                        char *err, size_t errlen)
+/* The run's round moments as the fit takes them (stats_rounds_t): one class
+ * per imbalance of the document. The caller frees *classes_p and
+ * *moments_p. 0, CAPA_EDB, CAPA_ENOMEM, or CAPA_ERANGE (no rounds). */
+static int s_round_moments(store_t *store, int64_t run_id, const runinfo_t *ri, stats_rounds_t *rd,
+                           stats_class_t **classes_p, stats_moment_t **moments_p, char *err,
+                           size_t errlen)
 {
+    memset(rd, 0, sizeof *rd);
+    *classes_p = NULL;
+    *moments_p = NULL;
+    int64_t k0[STARTPOS_IMB_MAX + 1], r0[STARTPOS_IMB_MAX + 1], w[STARTPOS_IMB_MAX + 1];
+    int segs = startpos_round_segments(&ri->spec, k0, r0, w, STARTPOS_IMB_MAX + 1);
+    if (segs < 1)
+        return capa_fail(err, errlen, CAPA_ERANGE, "run %lld deals no rounds", (long long) run_id);
+    store_round_moment_t *rows = NULL;
+    size_t nr = 0;
+    int64_t rounds = 0;
+    if (store_round_moments(store, run_id, k0, r0, w, segs, &rows, &nr, &rounds) < 0)
+        return capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
+    const rundoc_t *doc = ri->doc;
+    stats_class_t *classes = calloc(doc->imbalance_count + 1, sizeof *classes);
+    stats_moment_t *moments = calloc(nr + 1, sizeof *moments);
+    if (!classes || !moments) {
+        free(rows);
+        free(classes);
+        free(moments);
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < doc->imbalance_count; k++)
+        stats_plan_diff(doc->imbalances[k].side, doc->imbalances[k].other, classes[k].diff);
+    size_t nm = 0;
+    for (size_t i = 0; i < nr; i++) {
+        int idx[2] = { -1, -1 };
+        for (int e = 0; e < 2; e++)
+            for (size_t k = 0; k < doc->imbalance_count && idx[e] < 0; k++)
+                if (strcmp(doc->imbalances[k].name, rows[i].cls[e]) == 0)
+                    idx[e] = (int) k;
+        if (idx[0] < 0 || idx[1] < 0)
+            continue; /* an imbalance the document does not name: not in the games either */
+        stats_moment_t *mo = &moments[nm++];
+        mo->j = idx[0];
+        mo->l = idx[1];
+        /* A and S come in half points */
+        static const double SCALE[3] = { 1.0, 0.5, 0.5 };
+        for (int x = 0; x < 3; x++)
+            for (int y = 0; y < 3; y++)
+                mo->m[x][y] = (double) rows[i].m[x][y] * SCALE[x] * SCALE[y];
+    }
+    free(rows);
+    *rd = (stats_rounds_t) { .classes = classes, .n_classes = doc->imbalance_count, .moments = moments,
+                             .n_moments = nm, .rounds = rounds };
+    *classes_p = classes;
+    *moments_p = moments;
+    return 0;
+}
+
+/* The raw scores and a new fit over every game, from the pairs summed up by
+ * kind (exactly the same fit, one aggregate query), with the rounds (one
+ * start array each) as clusters from a second aggregate query. */
+static int s_values_fit(store_t *store, int64_t run_id, const runinfo_t *ri, cJSON *rep, char *err,
+                        size_t errlen)
+{
+    const rundoc_t *doc = ri->doc;
     int rc = s_imbalance_scores(store, run_id, doc, rep, err, errlen);
     if (rc < 0)
         return rc;
     stats_game_t *games = NULL;
     size_t ng = 0;
     rc = report_values_games(store, run_id, doc, 1, &games, NULL, &ng, err, errlen);
+    stats_rounds_t rd;
+    stats_class_t *classes = NULL;
+    stats_moment_t *moments = NULL;
+    if (rc == 0 && ng > 0)
+        rc = s_round_moments(store, run_id, ri, &rd, &classes, &moments, err, errlen);
     if (rc == 0 && ng > 0) {
         stats_values_t *v = NULL;
         char ferr[256];
-        if (stats_values_fit(games, ng, &v, ferr, sizeof ferr) == 0) {
+        if (stats_values_fit_rounds(games, ng, rd.n_moments > 0 ? &rd : NULL, &v, ferr, sizeof ferr) == 0) {
             cJSON_AddItemToObject(rep, "values", stats_values_to_json(v));
             stats_values_destroy(&v);
         } else {
@@ -190,6 +253,8 @@ static int s_values_fit(store_t *store, int64_t run_id, const rundoc_t *doc, cJS
     } else if (rc == 0) {
         cJSON_AddStringToObject(rep, "values_error", "no games yet");
     }
+    free(classes);
+    free(moments);
     free(games);
     return rc;
 }
@@ -310,7 +375,7 @@ int report_build(store_t *store, int64_t run_id, unsigned flags, cJSON **out, ch
             rc = s_sprt(ri, &run.totals, rep, err, errlen);
             break;
         case PROTO_KIND_VALUES:
-            rc = (flags & REPORT_FIT) ? s_values_fit(store, run_id, doc, rep, err, errlen)
+            rc = (flags & REPORT_FIT) ? s_values_fit(store, run_id, ri, rep, err, errlen)
                                       : s_values_stored(store, run_id, doc, rep, err, errlen);
             break;
         case PROTO_KIND_SPSA:

@@ -187,6 +187,40 @@ int startpos_imbalance_of(const startpos_spec_t *spec, int64_t k, size_t *imbala
     return CAPA_ERANGE;
 }
 
+int startpos_round_segments(const startpos_spec_t *spec, int64_t *first_pair, int64_t *first_round,
+                            int64_t *width, int max)
+{
+    size_t n = spec->imbalance_count;
+    if (n == 0 || max < 1)
+        return CAPA_ERANGE;
+    int segs = 0;
+    int64_t round = 0, pair = 0;
+    for (;;) {
+        /* imbalances still dealt in this round, and the next round where one ends */
+        int64_t w = 0, end = -1;
+        for (size_t i = 0; i < n; i++) {
+            int64_t p = spec->imbalances[i].pairs;
+            if (p > 0 && p <= round)
+                continue;
+            w++;
+            if (p > 0 && (end < 0 || p < end))
+                end = p;
+        }
+        if (w == 0)
+            return segs;
+        if (segs == max)
+            return CAPA_ERANGE;
+        first_pair[segs] = pair;
+        first_round[segs] = round;
+        width[segs] = w;
+        segs++;
+        if (end < 0)
+            return segs; /* no limit: this segment runs on */
+        pair += (end - round) * w;
+        round = end;
+    }
+}
+
 /* Which pieces of one side come off, as crc_fen_with_removed reads them.
  * Balanced by construction rather than by chance, so that a study's
  * imbalances do not start from systematically different positions:

@@ -79,6 +79,19 @@ int startpos_imbalance_parse(const char *text, startpos_imbalance_t *out, char *
 int startpos_imbalance_of(const startpos_spec_t *spec, int64_t k, size_t *imbalance,
                           int64_t *round);
 
+/* The rounds of a values run as segments of the pair numbers, for a query
+ * that must know each pair's round without the spec (the store's round
+ * clustering): segment s starts at pair first_pair[s] in round
+ * first_round[s] and deals width[s] pairs a round, so pair k of the last
+ * segment with first_pair[s] <= k is in round
+ *   first_round[s] + (k - first_pair[s]) / width[s],
+ * exactly as startpos_imbalance_of says (a new segment starts where an
+ * imbalance has had all its pairs). Returns the number of segments (at most
+ * max, at most imbalance_count + 1), or CAPA_ERANGE (no imbalances, or
+ * more segments than max). */
+int startpos_round_segments(const startpos_spec_t *spec, int64_t *first_pair, int64_t *first_round,
+                            int64_t *width, int max);
+
 /* The start of pair k (k >= 0). 0, or CAPA_EINVAL / CAPA_ERANGE with a
  * message (e.g. an imbalance that removes a piece the array lacks). */
 int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, char *err,

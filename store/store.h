@@ -352,6 +352,26 @@ typedef struct {
 int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_type_t **rows_p,
                      size_t *n_out);
 
+/* Round moments of a values run (stats_values.h, stats_rounds_t): for each
+ * round and class (the imbalance) N = its counted pairs, A = White's half
+ * points and S = B's half points over their games; one row per ordered pair
+ * of classes (cls[0], cls[1]) that meet in a round, with the sums over those
+ * rounds of the nine products m[x][y] = X_j Y_l (x, y: 0 N, 1 A, 2 S; A and
+ * S in half points). A pair's round comes from its number by the run's
+ * round segments (startpos_round_segments: segment s starts at pair
+ * first_pair[s], round first_round[s], width[s] pairs a round). One
+ * aggregate query, whose result does not grow with the pairs. */
+typedef struct {
+    char cls[2][STORE_TEXT_MAX];
+    int64_t m[3][3];
+} store_round_moment_t;
+
+/* Heap array (free()) ordered by the classes, and *rounds: the rounds with a
+ * counted pair. */
+int store_round_moments(store_t *store, int64_t run_id, const int64_t *first_pair,
+                        const int64_t *first_round, const int64_t *width, int segments,
+                        store_round_moment_t **rows_p, size_t *n_out, int64_t *rounds);
+
 /* Heap array ordered by imbalance then colour (Black first), free(). */
 int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **rows_p,
                           size_t *n_out);

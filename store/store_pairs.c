@@ -543,6 +543,74 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
     return 0;
 }
 
+/* "{a,b,c}" of n integers into buf. */
+static const char *s_int_array(char *buf, size_t cap, const int64_t *v, int n)
+{
+    size_t u = 0;
+    buf[u++] = '{';
+    for (int i = 0; i < n && u + 24 < cap; i++)
+        u += (size_t) snprintf(buf + u, cap - u, "%s%lld", i ? "," : "", (long long) v[i]);
+    snprintf(buf + u, cap - u, "}");
+    return buf;
+}
+
+int store_round_moments(store_t *store, int64_t run_id, const int64_t *first_pair,
+                        const int64_t *first_round, const int64_t *width, int segments,
+                        store_round_moment_t **rows_p, size_t *n_out, int64_t *rounds)
+{
+    *rows_p = NULL;
+    *n_out = 0;
+    *rounds = 0;
+    if (segments < 1 || segments > 256)
+        return store_fail(store, CAPA_EINVAL, "round moments: %d segments", segments);
+    for (int i = 0; i < segments; i++)
+        if (width[i] < 1 || first_pair[i] < 0 || first_round[i] < 0 ||
+            (i > 0 && first_pair[i] <= first_pair[i - 1]))
+            return store_fail(store, CAPA_EINVAL, "round moments: segment %d is malformed", i);
+    char rb[24], kb[256 * 24], r0b[256 * 24], wb[256 * 24];
+    const char *params[] = { store_i64(rb, run_id), s_int_array(kb, sizeof kb, first_pair, segments),
+                             s_int_array(r0b, sizeof r0b, first_round, segments),
+                             s_int_array(wb, sizeof wb, width, segments) };
+    PGresult *res;
+    /* One row per counted pair with its round (a round holds at most one
+     * pair of each imbalance), then every two rows of one round. */
+    int rc = store_exec(store, "round moments",
+                        "WITH q AS (SELECT imbalance AS cls, result1 + result2 AS a, score AS s,"
+                        "  width_bucket(pair_no, $2::bigint[]) AS b, pair_no"
+                        "  FROM pairs WHERE run_id = $1::bigint AND NOT excluded"
+                        "  AND imbalance IS NOT NULL),"
+                        " c AS (SELECT cls, a::bigint AS a, s::bigint AS s,"
+                        "  ($3::bigint[])[b] + (pair_no - ($2::bigint[])[b]) / ($4::bigint[])[b] AS rnd"
+                        "  FROM q)"
+                        " SELECT x.cls, y.cls, count(*), sum(y.a), sum(y.s), sum(x.a), sum(x.a * y.a),"
+                        "  sum(x.a * y.s), sum(x.s), sum(x.s * y.a), sum(x.s * y.s),"
+                        "  (SELECT count(DISTINCT rnd) FROM c)"
+                        " FROM c x JOIN c y ON x.rnd = y.rnd GROUP BY 1, 2 ORDER BY 1, 2",
+                        4, params, &res);
+    if (rc < 0)
+        return rc;
+    int rows = PQntuples(res);
+    if (rows > 0) {
+        store_round_moment_t *v = calloc((size_t) rows, sizeof *v);
+        if (!v) {
+            PQclear(res);
+            return store_fail(store, CAPA_ENOMEM, "out of memory for %d rows", rows);
+        }
+        for (int i = 0; i < rows; i++) {
+            store_get_text(res, i, 0, v[i].cls[0], sizeof v[i].cls[0]);
+            store_get_text(res, i, 1, v[i].cls[1], sizeof v[i].cls[1]);
+            for (int x = 0; x < 3; x++)
+                for (int y = 0; y < 3; y++)
+                    v[i].m[x][y] = store_get_i64(res, i, 2 + 3 * x + y);
+        }
+        *rounds = store_get_i64(res, 0, 11);
+        *rows_p = v;
+        *n_out = (size_t) rows;
+    }
+    PQclear(res);
+    return 0;
+}
+
 int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **rows_p,
                           size_t *n_out)
 {

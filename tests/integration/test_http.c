@@ -266,6 +266,15 @@ static void a_values_study_hears_at_submit_what_it_cannot_separate_and_its_repor
     CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(c0, "pawns")));
     CHECK(cJSON_GetObjectItemCaseSensitive(vals, "lack_of_fit") != NULL);
     CHECK(strstr(cJSON_GetObjectItemCaseSensitive(vals, "unit")->valuestring, "one start pawn") != NULL);
+    /* the 600 pairs were dealt in 100 rounds of six: the rounds are the clusters,
+     * the pair-clustered figures stay beside */
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(vals, "clusters");
+    CHECK_EQ_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "by")), "round");
+    CHECK_EQ_INT(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cl, "count")), 100);
+    const cJSON *pc = cJSON_GetObjectItemCaseSensitive(vals, "pair_clustered");
+    const cJSON *pc0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pc, "contrasts"), 0);
+    CHECK_EQ_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pc0, "name")), "A-C");
+    CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(pc0, "pawns")));
     /* every game's ending, with its share */
     const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.json, "endings"), 0);
     CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e0, "end")));

@@ -902,6 +902,66 @@ static void pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings(
     store_destroy(&st);
 }
 
+/* The round moments from SQL equal the sums over rounds computed here from
+ * the same pairs, each pair's round from its number by the segments. */
+static void round_moments_sum_products_of_classes_meeting_in_a_round(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, PROTO_KIND_VALUES, 1000);
+    /* rounds 0..9 deal three imbalances, then rounds 10.. two */
+    static const char *const IMB[3] = { "A vs C", "odds", "C vs Q" };
+    const int64_t k0[2] = { 0, 30 }, r0[2] = { 0, 10 }, w[2] = { 3, 2 };
+    enum { NP = 50 };
+    store_pair_t p[NP];
+    int cls[NP];
+    int64_t rnd[NP];
+    for (int k = 0; k < NP; k++) {
+        p[k] = s_pair(k * 7 % 11, NULL); /* results vary with k, not with the imbalance */
+        p[k].pair_no = k;
+        cls[k] = k < 30 ? k % 3 : (k - 30) % 2;
+        rnd[k] = k < 30 ? k / 3 : 10 + (k - 30) / 2;
+        p[k].imbalance = IMB[cls[k]];
+    }
+    CHECK(store_insert_pairs(st, run, p, NP, NULL, NULL) == 0);
+    store_round_moment_t *m = NULL;
+    size_t n = 0;
+    int64_t rounds = 0;
+    CHECK_MSG(store_round_moments(st, run, k0, r0, w, 2, &m, &n, &rounds) == 0, "%s", store_last_error(st));
+    CHECK_EQ_INT(rounds, 20);
+    CHECK_EQ_INT(n, 9); /* every ordered pair of the three classes meets */
+    for (size_t i = 0; i < n; i++) {
+        int j = -1, l = -1;
+        for (int c = 0; c < 3; c++) {
+            if (strcmp(m[i].cls[0], IMB[c]) == 0)
+                j = c;
+            if (strcmp(m[i].cls[1], IMB[c]) == 0)
+                l = c;
+        }
+        CHECK(j >= 0 && l >= 0);
+        int64_t want[3][3] = { { 0 } };
+        for (int a = 0; a < NP; a++)
+            for (int b = 0; b < NP; b++) {
+                if (rnd[a] != rnd[b] || cls[a] != j || cls[b] != l)
+                    continue;
+                const int64_t xa[3] = { 1, p[a].result[0] + p[a].result[1], p[a].score };
+                const int64_t xb[3] = { 1, p[b].result[0] + p[b].result[1], p[b].score };
+                for (int x = 0; x < 3; x++)
+                    for (int y = 0; y < 3; y++)
+                        want[x][y] += xa[x] * xb[y];
+            }
+        for (int x = 0; x < 3; x++)
+            for (int y = 0; y < 3; y++)
+                CHECK_MSG(m[i].m[x][y] == want[x][y], "%s x %s [%d][%d]: %lld, want %lld", m[i].cls[0],
+                          m[i].cls[1], x, y, (long long) m[i].m[x][y], (long long) want[x][y]);
+    }
+    free(m);
+    /* Malformed segments are refused, naming them. */
+    const int64_t bad_w[2] = { 3, 0 };
+    CHECK_EQ_INT(store_round_moments(st, run, k0, r0, bad_w, 2, &m, &n, &rounds), CAPA_EINVAL);
+    CHECK(strstr(store_last_error(st), "segment 1") != NULL);
+    store_destroy(&st);
+}
+
 /* ---- leases ---------------------------------------------------------------- */
 
 static void expired_leases_return_exactly_the_unstored_pairs(void)
@@ -1524,6 +1584,7 @@ static const check_case_t CASES[] = {
     CASE(games_come_back_one_by_one_with_their_moves_in_page_order),
     CASE(imbalance_games_are_counted_from_the_side_under_test),
     CASE(pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings),
+    CASE(round_moments_sum_products_of_classes_meeting_in_a_round),
     CASE(expired_leases_return_exactly_the_unstored_pairs),
     CASE(leases_survive_a_new_store_and_extend),
     CASE(runs_move_through_their_statuses),

@@ -164,6 +164,43 @@ static void imbalances_with_unequal_pair_counts_are_dealt_in_rounds(void)
     CHECK_EQ_INT(startpos_for_pair(&spec, 6, &s, err, sizeof err), CAPA_ERANGE);
 }
 
+/* The segments say each pair's round as startpos_imbalance_of does. */
+static void round_segments_give_every_pair_its_round(void)
+{
+    startpos_imbalance_t imb[4] = { { .label = "A vs C", .side = "A", .other = "C", .pairs = 7 },
+                                    { .label = "pawn odds", .side = "", .other = "P", .pairs = 20 },
+                                    { .label = "B vs N", .side = "B", .other = "N", .pairs = 7 },
+                                    { .label = "Q vs A", .side = "Q", .other = "A", .pairs = 3 } };
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 11, .imbalances = imb,
+                             .imbalance_count = 4 };
+    for (int limited = 1; limited >= 0; limited--) {
+        if (!limited)
+            imb[1].pairs = 0; /* pawn odds without limit: the last segment runs on */
+        int64_t k0[8], r0[8], w[8];
+        int segs = startpos_round_segments(&spec, k0, r0, w, 8);
+        CHECK_EQ_INT(segs, 3);
+        CHECK_EQ_INT(w[0], 4);
+        CHECK_EQ_INT(w[1], 3);
+        CHECK_EQ_INT(w[2], 1);
+        for (int64_t k = 0; k < 60; k++) {
+            size_t which;
+            int64_t round;
+            if (startpos_imbalance_of(&spec, k, &which, &round) != 0) {
+                CHECK(limited && k >= 3 + 7 + 7 + 20);
+                continue;
+            }
+            int s = 0;
+            while (s + 1 < segs && k0[s + 1] <= k)
+                s++;
+            CHECK_EQ_INT(r0[s] + (k - k0[s]) / w[s], round);
+        }
+        CHECK_EQ_INT(startpos_round_segments(&spec, k0, r0, w, 2), CAPA_ERANGE);
+    }
+    spec.imbalance_count = 0;
+    int64_t k0[1], r0[1], w[1];
+    CHECK_EQ_INT(startpos_round_segments(&spec, k0, r0, w, 1), CAPA_ERANGE);
+}
+
 static void several_pawns_come_off_different_files(void)
 {
     startpos_imbalance_t imb[1] = { { .label = "N vs PPP", .side = "N", .other = "PPP", .pairs = 50 } };
@@ -387,6 +424,7 @@ static const check_case_t CASES[] = {
     CASE(the_same_pair_number_always_gives_the_same_start),
     CASE(values_pairs_cycle_through_the_imbalances_with_b_holding_the_pieces),
     CASE(imbalances_with_unequal_pair_counts_are_dealt_in_rounds),
+    CASE(round_segments_give_every_pair_its_round),
     CASE(several_pawns_come_off_different_files),
     CASE(removals_are_balanced_pawn_files_turn_and_each_side_of_a_pair_goes_as_often),
     CASE(variant_starts_play_reproducible_random_plies),

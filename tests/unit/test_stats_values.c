@@ -582,6 +582,231 @@ static void pairs_given_as_counts_fit_exactly_as_the_games(void)
     free(g);
 }
 
+/* A study dealt in rounds as values runs deal it: every round one pair of
+ * each imbalance, all from the round's start array. The array shifts the
+ * side under test's logit by the same amount in every imbalance of the
+ * round (sd array_sd; the same spread in every imbalance, so every effect
+ * is attenuated alike and the values, being ratios, are not biased), on
+ * top of the per-pair effect. round_of[i] is game i's round. */
+static stats_game_t *s_rounds_study(stats_rng_t *rng, int rounds, double array_sd, size_t *n,
+                                    int64_t **round_of)
+{
+    *n = (size_t) rounds * STUDY_NB * 2;
+    stats_game_t *g = calloc(*n, sizeof *g);
+    *round_of = calloc(*n, sizeof **round_of);
+    size_t u = 0;
+    for (int r = 0; r < rounds; r++) {
+        double shift = array_sd * stats_rng_normal(rng);
+        for (int s = 0; s < STUDY_NB; s++) {
+            double m = 0.0, u0 = shift + s_pair_sd * stats_rng_normal(rng);
+            for (int p = 0; p < STATS_PIECE_NB; p++)
+                m += TRUE_V[p] * STUDY[s][p];
+            for (int white = 1; white >= 0; white--) {
+                stats_game_t *x = &g[u];
+                (*round_of)[u++] = r;
+                memcpy(x->diff, STUDY[s], STATS_PIECE_NB);
+                x->test_white = (int8_t) white;
+                x->pair = (int64_t) r * STUDY_NB + s;
+                x->score = s_game(rng, s_logistic(TRUE_K * m + (white ? TRUE_W : -TRUE_W) + u0));
+            }
+        }
+    }
+    return g;
+}
+
+/* What the store's aggregate queries give for such a study: its pairs by
+ * kind (games, counts) and the round moments of its classes (one class per
+ * imbalance), built here directly from the games. */
+typedef struct {
+    stats_game_t *kinds;
+    size_t n_kinds;
+    stats_class_t classes[STUDY_NB];
+    stats_moment_t *moments;
+    stats_rounds_t rounds;
+} s_summary_t;
+
+static void s_summarise(const stats_game_t *g, size_t n, const int64_t *round_of, s_summary_t *sm)
+{
+    memset(sm, 0, sizeof *sm);
+    sm->kinds = calloc(n, sizeof *sm->kinds);
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        size_t k = 0;
+        for (; k < sm->n_kinds; k += 2)
+            if (memcmp(sm->kinds[k].diff, g[i].diff, STATS_PIECE_NB) == 0 &&
+                sm->kinds[k].test_white == g[i].test_white && sm->kinds[k].score == g[i].score &&
+                sm->kinds[k + 1].score == g[i + 1].score)
+                break;
+        if (k == sm->n_kinds) {
+            sm->kinds[k] = g[i];
+            sm->kinds[k + 1] = g[i + 1];
+            sm->kinds[k].pair = sm->kinds[k + 1].pair = (int64_t) k;
+            sm->kinds[k].count = sm->kinds[k + 1].count = 0;
+            sm->n_kinds += 2;
+        }
+        sm->kinds[k].count++;
+        sm->kinds[k + 1].count++;
+    }
+    for (int s = 0; s < STUDY_NB; s++)
+        memcpy(sm->classes[s].diff, STUDY[s], STATS_PIECE_NB);
+    int64_t rounds = round_of[n - 1] + 1;
+    /* per round and class: N, A (White's points), S (the side under test's) */
+    double (*t)[STUDY_NB][STATS_MOM_NB] = calloc((size_t) rounds, sizeof *t);
+    for (size_t i = 0; i < n; i++) {
+        int c = 0;
+        while (memcmp(STUDY[c], g[i].diff, STATS_PIECE_NB) != 0)
+            c++;
+        double *x = t[round_of[i]][c];
+        x[STATS_MOM_N] += 0.5; /* two games a pair */
+        x[STATS_MOM_A] += g[i].test_white ? g[i].score : 1.0 - g[i].score;
+        x[STATS_MOM_S] += g[i].score;
+    }
+    sm->moments = calloc(STUDY_NB * STUDY_NB, sizeof *sm->moments);
+    for (int j = 0; j < STUDY_NB; j++)
+        for (int l = 0; l < STUDY_NB; l++) {
+            stats_moment_t *mo = &sm->moments[j * STUDY_NB + l];
+            mo->j = j;
+            mo->l = l;
+            for (int64_t r = 0; r < rounds; r++)
+                for (int x = 0; x < STATS_MOM_NB; x++)
+                    for (int y = 0; y < STATS_MOM_NB; y++)
+                        mo->m[x][y] += t[r][j][x] * t[r][l][y];
+        }
+    free(t);
+    sm->rounds = (stats_rounds_t) { .classes = sm->classes, .n_classes = STUDY_NB, .moments = sm->moments,
+                                    .n_moments = STUDY_NB * STUDY_NB, .rounds = rounds };
+}
+
+static void s_summary_free(s_summary_t *sm)
+{
+    free(sm->kinds);
+    free(sm->moments);
+}
+
+/* Every interval of two fits agrees to tol. */
+static void s_same_intervals(const stats_contrast_t *ca, const stats_piece_value_t *pa,
+                             const stats_values_t *b, int n_contrasts, double tol)
+{
+    for (int i = 0; i < n_contrasts; i++) {
+        CHECK_EQ_STR(ca[i].name, b->contrasts[i].name);
+        CHECK_NEAR(ca[i].logit_lo, b->contrasts[i].logit_lo, tol);
+        CHECK_NEAR(ca[i].logit_hi, b->contrasts[i].logit_hi, tol);
+        CHECK_NEAR(ca[i].pawns_lo, b->contrasts[i].pawns_lo, tol);
+        CHECK_NEAR(ca[i].pawns_hi, b->contrasts[i].pawns_hi, tol);
+    }
+    for (int p = 0; p < STATS_PIECE_NB; p++) {
+        CHECK_EQ_INT(pa[p].estimated, b->piece[p].estimated);
+        CHECK_NEAR(pa[p].lo, b->piece[p].lo, tol);
+        CHECK_NEAR(pa[p].hi, b->piece[p].hi, tol);
+        CHECK_NEAR(pa[p].se, b->piece[p].se, tol);
+        CHECK_NEAR(pa[p].elo_lo, b->piece[p].elo_lo, tol);
+    }
+}
+
+/* The round-clustered covariance from pair kinds and round moments equals
+ * the cluster sum over the games one by one with each round a cluster, and
+ * its pair-clustered figures equal the fit with pairs as clusters. */
+static void round_moments_give_the_game_by_game_round_clusters(void)
+{
+    stats_rng_t rng;
+    stats_rng_seed(&rng, 777);
+    size_t n = 0;
+    int64_t *round_of = NULL;
+    stats_game_t *g = s_rounds_study(&rng, 300, 1.5, &n, &round_of);
+    s_summary_t sm;
+    s_summarise(g, n, round_of, &sm);
+    CHECK(sm.n_kinds < n / 20);
+    stats_values_t *by_pair = NULL, *direct = NULL, *moments = NULL;
+    char err[256];
+    CHECK_MSG(stats_values_fit(g, n, &by_pair, err, sizeof err) == 0, "%s", err);
+    for (size_t i = 0; i < n; i++)
+        g[i].pair = round_of[i];
+    CHECK_MSG(stats_values_fit(g, n, &direct, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(stats_values_fit_rounds(sm.kinds, sm.n_kinds, &sm.rounds, &moments, err, sizeof err) == 0,
+              "%s", err);
+    CHECK_EQ_INT(moments->by_round, 1);
+    CHECK_EQ_INT(moments->clusters, 300);
+    CHECK_EQ_INT(direct->pairs, 300); /* the direct fit's "pairs" are the rounds */
+    CHECK_EQ_INT(moments->pairs, 300 * STUDY_NB);
+    CHECK_EQ_INT(by_pair->by_round, 0);
+    CHECK_EQ_INT(by_pair->clusters, 300 * STUDY_NB);
+    CHECK_NEAR(moments->scale_se, direct->scale_se, 1e-9);
+    CHECK_NEAR(moments->pair_scale_se, by_pair->scale_se, 1e-9);
+    s_same_intervals(moments->contrasts, moments->piece, direct, direct->n_contrasts, 1e-9);
+    s_same_intervals(moments->pair_contrasts, moments->pair_piece, by_pair, by_pair->n_contrasts, 1e-9);
+    /* and the array effect is seen: rounds give wider intervals than pairs */
+    CHECK(moments->piece[STATS_A].hi - moments->piece[STATS_A].lo >
+          1.2 * (moments->pair_piece[STATS_A].hi - moments->pair_piece[STATS_A].lo));
+    /* the JSON names the clusters and keeps the pair-clustered figures */
+    cJSON *j = stats_values_to_json(moments);
+    CHECK(j != NULL);
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(j, "clusters");
+    CHECK_EQ_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "by")), "round");
+    CHECK_EQ_INT((int64_t) cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cl, "count")), 300);
+    const cJSON *pc = cJSON_GetObjectItemCaseSensitive(j, "pair_clustered");
+    const cJSON *pa = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pc, "values"), "A");
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pa, "ci95"), 0)),
+               by_pair->piece[STATS_A].lo, 1e-9);
+    cJSON_Delete(j);
+    /* A moment naming a class that does not exist is refused. */
+    sm.moments[3].l = STUDY_NB;
+    stats_values_t *x = NULL;
+    CHECK_EQ_INT(stats_values_fit_rounds(sm.kinds, sm.n_kinds, &sm.rounds, &x, err, sizeof err), CAPA_EINVAL);
+    CHECK(strstr(err, "class") != NULL);
+    stats_values_destroy(&by_pair);
+    stats_values_destroy(&direct);
+    stats_values_destroy(&moments);
+    s_summary_free(&sm);
+    free(round_of);
+    free(g);
+}
+
+/* Imbalances of one round share a strong array effect (1.5 logit for the
+ * side under test, beside 0.5 per pair): intervals with pairs as clusters
+ * are too narrow for the values, with rounds as clusters they cover. */
+static void rounds_as_clusters_cover_where_pairs_do_not(void)
+{
+    stats_rng_t rng;
+    stats_rng_seed(&rng, 1414);
+    const int studies = 200;
+    const double ac_true = TRUE_V[STATS_A] - TRUE_V[STATS_C];
+    int cov_round[STATS_PIECE_NB] = { 0 }, cov_pair[STATS_PIECE_NB] = { 0 }, ac_round = 0, ac_pair = 0;
+    char err[256];
+    for (int s = 0; s < studies; s++) {
+        size_t n = 0;
+        int64_t *round_of = NULL;
+        stats_game_t *g = s_rounds_study(&rng, 250, 1.5, &n, &round_of);
+        s_summary_t sm;
+        s_summarise(g, n, round_of, &sm);
+        stats_values_t *v = NULL;
+        int rc = stats_values_fit_rounds(sm.kinds, sm.n_kinds, &sm.rounds, &v, err, sizeof err);
+        s_summary_free(&sm);
+        free(round_of);
+        free(g);
+        CHECK_MSG(rc == 0, "study %d: %s", s, err);
+        for (int p = 1; p < STATS_PIECE_NB; p++) {
+            cov_round[p] += v->piece[p].lo <= TRUE_V[p] && TRUE_V[p] <= v->piece[p].hi;
+            cov_pair[p] += v->pair_piece[p].lo <= TRUE_V[p] && TRUE_V[p] <= v->pair_piece[p].hi;
+        }
+        ac_round += v->contrasts[0].pawns_lo <= ac_true && ac_true <= v->contrasts[0].pawns_hi;
+        ac_pair += v->pair_contrasts[0].pawns_lo <= ac_true && ac_true <= v->pair_contrasts[0].pawns_hi;
+        stats_values_destroy(&v);
+    }
+    printf("  coverage, rounds / pairs as clusters (%d studies of 250 rounds, array sd 1.5 logit):\n", studies);
+    for (int p = 1; p < STATS_PIECE_NB; p++)
+        printf("    %c %.3f / %.3f\n", stats_piece_letter(p), (double) cov_round[p] / studies,
+               (double) cov_pair[p] / studies);
+    printf("    A-C %.3f / %.3f\n", (double) ac_round / studies, (double) ac_pair / studies);
+    for (int p = STATS_R; p < STATS_PIECE_NB; p++) {
+        CHECK_MSG(cov_round[p] >= 0.88 * studies, "%c: rounds covered %d/%d", stats_piece_letter(p),
+                  cov_round[p], studies);
+        CHECK_MSG(cov_pair[p] <= 0.85 * studies, "%c: pairs covered %d/%d", stats_piece_letter(p), cov_pair[p],
+                  studies);
+    }
+    /* the shared shift cancels in A - C: pairs as clusters overstate its
+     * spread there, rounds do not */
+    CHECK_MSG(ac_round >= 0.88 * studies && ac_round <= 0.99 * studies, "A-C covered %d", ac_round);
+}
+
 static int s_cmp_double(const void *x, const void *y)
 {
     double a = *(const double *) x, b = *(const double *) y;
@@ -694,6 +919,8 @@ static const check_case_t CASES[] = {
     CASE(intervals_cover_the_true_values_about_95_percent_of_the_time),
     CASE(imbalance_scores_use_pairs_as_clusters),
     CASE(pairs_given_as_counts_fit_exactly_as_the_games),
+    CASE(round_moments_give_the_game_by_game_round_clusters),
+    CASE(rounds_as_clusters_cover_where_pairs_do_not),
     CASE(a_study_where_the_pawn_does_not_help_gives_no_values),
     CASE(a_pawn_effect_within_noise_gives_scores_but_no_values_yet),
     CASE(a_against_c_with_pawn_odds_gives_a_minus_c_in_pawns_only),
