@@ -115,5 +115,6 @@ int cmd_compare(const cli_opts_t *o, const cli_args_t *a);
 /* capa tune: offline, reads a database (--db) or a file; cmd_tune_usage is its --help. */
 int cmd_tune(const cli_opts_t *o, const cli_args_t *a);
 const char *cmd_tune_usage(void);
+int cmd_series(const cli_opts_t *o, const cli_args_t *a);
 
 #endif

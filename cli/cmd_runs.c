@@ -68,6 +68,9 @@ int cmd_submit(const cli_opts_t *o, const cli_args_t *a)
         cli_print_json(out);
     } else {
         printf("%.0f\n", cli_num(out, "id"));
+        if (isfinite(cli_num(out, "series")))
+            fprintf(stderr, "capa: study series %.0f; run %.0f is its first step (capa series %.0f)\n",
+                    cli_num(out, "series"), cli_num(out, "id"), cli_num(out, "series"));
         const cJSON *w;
         cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(out, "warnings"))
             if (cJSON_IsString(w))
@@ -275,6 +278,10 @@ static void s_show(const cJSON *rep)
     cli_time_utc(cli_num(rep, "created_at_ms"), when, sizeof when);
     printf("  pairs %.0f of %.0f, CPU %.2f h, created %s UTC\n", cli_num(tot, "pairs"),
            cli_num(rep, "pairs_planned"), cli_num(tot, "cpu_ms") / 3.6e6, when);
+    const cJSON *series = cJSON_GetObjectItemCaseSensitive(rep, "series");
+    if (cJSON_IsObject(series))
+        printf("  step %.0f of study series %.0f (capa series %.0f)\n", cli_num(series, "step"),
+               cli_num(series, "id"), cli_num(series, "id"));
     const char *kind = cli_str(rep, "kind");
     if (strcmp(kind, "sprt") == 0) {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(rep, "sprt");

@@ -17,6 +17,8 @@ static const char USAGE[] =
     "  stop ID                   stop a run (admin token)\n"
     "  pgn ID                    the run's games as PGN on stdout\n"
     "  values                    current piece-value estimates\n"
+    "  series [ID]               study series (node ladders, iterations); with an id: every\n"
+    "                            step's contrasts and values and whether the last two agree\n"
     "  compare ID1 ID2           how far each contrast of values run ID1 moved in ID2\n"
     "                            (shift in Elo with its 95% interval, within noise or not)\n"
     "  workers [ID]              workers, live or not, with speed and contributor; with a\n"
@@ -159,6 +161,7 @@ int main(int argc, char **argv)
         { "sprt", cmd_sprt },       { "match", cmd_match },
         { "plan", cmd_plan },       { "compare", cmd_compare },
         { "tune", cmd_tune },
+        { "series", cmd_series },
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (strcmp(command, CMDS[i].name) == 0)

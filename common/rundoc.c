@@ -8,18 +8,12 @@
 
 #include "err.h"
 #include "protocol_json.h"
+#include "rundoc_int.h"
 
 #define PARAM_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_."
 #define BOOK_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-"
 #define HEX_CHARS "0123456789abcdef"
 #define PIECE_LETTERS "QRBNACP"
-
-#define TRY(expr)                                                                            \
-    do {                                                                                     \
-        int rc_ = (expr);                                                                    \
-        if (rc_)                                                                             \
-            return rc_;                                                                      \
-    } while (0)
 
 static const char *const s_source_names[] = { "crc", "variant-start", "book" };
 static const char *const s_model_names[] = { "normalized", "logistic" };
@@ -358,7 +352,7 @@ static int s_parse(const cJSON *root, rundoc_t *d, rundoc_check_param_fn cb, voi
     static const char *const sprt_keys[] = { COMMON, "a", "b", "elo0", "elo1", "alpha", "beta",
                                              "model", "max_pairs", NULL };
     static const char *const values_keys[] = { COMMON, "params", "imbalances",
-                                               "pairs_per_imbalance", NULL };
+                                               "pairs_per_imbalance", "ladder", "iterate", NULL };
     static const char *const spsa_keys[] = { COMMON, "params", "iterations", "pairs", "A",
                                              "alpha", "gamma", NULL };
 #undef COMMON
@@ -387,7 +381,9 @@ static int s_parse(const cJSON *root, rundoc_t *d, rundoc_check_param_fn cb, voi
     TRY(s_game(root, d, err, errlen));
     switch (d->kind) {
     case PROTO_KIND_SPRT: return s_sprt(root, d, cb, ctx, err, errlen);
-    case PROTO_KIND_VALUES: return s_values(root, d, cb, ctx, err, errlen);
+    case PROTO_KIND_VALUES:
+        TRY(s_values(root, d, cb, ctx, err, errlen));
+        return rundoc_series_read(root, d, err, errlen);
     case PROTO_KIND_SPSA: return s_spsa(root, d, cb, ctx, err, errlen);
     }
     return capa_fail(err, errlen, CAPA_EINVAL, "kind: unknown");
@@ -478,9 +474,11 @@ static bool s_common(cJSON *j, const rundoc_t *d)
     cJSON *game = cJSON_CreateObject();
     if (!s_obj(j, "game", game))
         return false;
-    if (g->nodes > 0 ? !s_num(game, "nodes", (double) g->nodes)
-                     : !s_num(game, "tc_base_ms", (double) g->tc_base_ms) ||
-                           !s_num(game, "tc_inc_ms", (double) g->tc_inc_ms))
+    /* A ladder's rungs set the nodes (rundoc_series.c). */
+    if (d->series != RUNDOC_SERIES_LADDER &&
+        (g->nodes > 0 ? !s_num(game, "nodes", (double) g->nodes)
+                      : !s_num(game, "tc_base_ms", (double) g->tc_base_ms) ||
+                            !s_num(game, "tc_inc_ms", (double) g->tc_inc_ms)))
         return false;
     return s_num(game, "resign_cp", g->resign_cp) && s_num(game, "resign_moves", g->resign_moves) &&
            s_num(game, "draw_cp", g->draw_cp) && s_num(game, "draw_moves", g->draw_moves) &&
@@ -511,6 +509,7 @@ char *rundoc_to_json(const rundoc_t *d, bool pretty)
             ok = ok && s_str(o, "name", im->name) && s_str(o, "side", im->side) &&
                  s_str(o, "other", im->other) && s_num(o, "pairs", (double) im->pairs);
         }
+        ok = ok && rundoc_series_to_json(j, d);
     } else if (ok && d->kind == PROTO_KIND_SPSA) {
         cJSON *params = cJSON_CreateObject();
         ok = s_obj(j, "params", params);

@@ -26,7 +26,13 @@
  *           model "normalized" (default) or "logistic", max_pairs (default 20000)
  *   values: params (the one parameter set both sides use, default {}),
  *           imbalances: [{"name": "A vs C", "side": "A", "other": "C", "pairs": 2000}],
- *           pairs_per_imbalance (default 1000, for entries without "pairs")
+ *           pairs_per_imbalance (default 1000, for entries without "pairs"),
+ *           and at most one of (a study series, rundoc_series.c, docs/api.md):
+ *           ladder: {"nodes": [20000, 80000, 320000]}  2..8 rungs, strictly increasing,
+ *                   each 1..PROTO_NODES_MAX; the rungs set the nodes per move, so
+ *                   game.nodes, game.tc_base_ms and game.tc_inc_ms must be absent
+ *           iterate: {"pieces": ["A", "C"], "max_rounds": 4}  1..6 distinct pieces of
+ *                   N B R A C Q, each valued in pawns by the design; max_rounds 2..10
  *   spsa:   params: {"ArchbishopValueMg": {"start": 825, "min": 600, "max": 1100,
  *           "c_end": 20, "r_end": 0.002}, ...}, iterations (or "pairs": the same,
  *           one game pair per iteration), A (default iterations/10), alpha
@@ -69,6 +75,14 @@
  * the engine's own piece table decides fewer games (at 700 cp, 73-83% of
  * values games ended by resignation: issue 14). */
 #define RUNDOC_VALUES_RESIGN_CP 1000
+
+#define RUNDOC_LADDER_MAX 8        /* rungs of a node ladder */
+#define RUNDOC_ROUNDS_MAX 10       /* runs of an iteration */
+#define RUNDOC_ITERATE_MAX 6       /* iterated pieces: N B R A C Q */
+
+/* A values document that is a study series: several ordinary values runs
+ * made from it one after another (coordinator/series.c). */
+typedef enum { RUNDOC_SERIES_NONE = 0, RUNDOC_SERIES_LADDER, RUNDOC_SERIES_ITERATE } rundoc_series_t;
 
 typedef enum { RUNDOC_POS_CRC = 0, RUNDOC_POS_VARIANT_START, RUNDOC_POS_BOOK } rundoc_source_t;
 typedef enum { RUNDOC_ELO_NORMALIZED = 0, RUNDOC_ELO_LOGISTIC } rundoc_model_t;
@@ -116,6 +130,11 @@ typedef struct {
     rundoc_imbalance_t *imbalances;
     size_t imbalance_count;
     int64_t pairs_per_imbalance;
+    rundoc_series_t series;         /* a study series, or none */
+    int64_t ladder[RUNDOC_LADDER_MAX];   /* ladder: nodes per move of each rung */
+    size_t ladder_count;
+    char iterate[RUNDOC_ITERATE_MAX + 1]; /* iterate: the pieces fed back, e.g. "AC" */
+    int max_rounds;                 /* iterate: runs at most */
 
     /* spsa */
     rundoc_spsa_param_t *spsa;
@@ -152,6 +171,27 @@ int64_t rundoc_total_pairs(const rundoc_t *doc);
  * as stats_plan_make's, CAPA_EINVAL also for a document of another kind. */
 int rundoc_values_plan(const rundoc_t *doc, const stats_plan_assume_t *a, double target, stats_plan_t *out,
                        char *err, size_t errlen);
+
+/* ---- study series (rundoc_series.c) ---------------------------------------- */
+
+/* "ladder", "iterate" (NULL for none) and back (-1 when unknown). */
+const char *rundoc_series_name(rundoc_series_t series);
+int rundoc_series_parse(const char *name);
+/* The steps a series plays at most: rungs, or max_rounds (0 for none). */
+int rundoc_series_steps(const rundoc_t *doc);
+/* The engine parameter that holds piece letter's value (N B R A C Q P) in
+ * the middle game (eg 0) or end game (eg 1), e.g. "ArchbishopValueMg";
+ * NULL for another letter. */
+const char *rundoc_piece_param(char piece, int eg);
+/* The canonical JSON (rundoc_to_json) of step `step` of a series document:
+ * an ordinary values run without ladder or iterate, the same seed, named
+ * "<name> [rung k: N nodes]" or "<name> [round k]" (the name shortened to
+ * fit), with nodes = ladder[step] for a ladder and with params set on top
+ * of the document's (may be NULL) for an iteration; checked by rundoc_parse
+ * with check_param. malloc'ed (caller frees) or NULL with err filled. */
+char *rundoc_series_step_json(const rundoc_t *series, int step, const proto_params_t *params,
+                              rundoc_check_param_fn check_param, void *ctx, char *err,
+                              size_t errlen);
 
 const char *rundoc_source_name(rundoc_source_t source);
 const char *rundoc_model_name(rundoc_model_t model);

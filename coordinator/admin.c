@@ -15,6 +15,7 @@
 #include "report.h"
 #include "rundoc.h"
 #include "runinfo.h"
+#include "series.h"
 #include "token.h"
 #include "timefmt.h"
 
@@ -89,6 +90,14 @@ static int s_plan_check(const rundoc_t *doc, cJSON **warnings, char *err, size_t
 int admin_run_submit(store_t *store, const char *json, size_t len, int64_t submitted_by,
                      int64_t *id_out, cJSON **warnings, char *err, size_t errlen)
 {
+    return admin_submit(store, json, len, submitted_by, id_out, NULL, warnings, err, errlen);
+}
+
+int admin_submit(store_t *store, const char *json, size_t len, int64_t submitted_by,
+                 int64_t *id_out, int64_t *series_out, cJSON **warnings, char *err, size_t errlen)
+{
+    if (series_out)
+        *series_out = 0;
     if (warnings && !(*warnings = cJSON_CreateArray()))
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     rundoc_t *doc = NULL;
@@ -113,6 +122,13 @@ int admin_run_submit(store_t *store, const char *json, size_t len, int64_t submi
     if (!canon) {
         rundoc_destroy(&doc);
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    }
+    if (doc->series != RUNDOC_SERIES_NONE) {
+        /* A study series: its first run now, the others as they come. */
+        rc = series_submit(store, doc, canon, submitted_by, id_out, series_out, err, errlen);
+        rundoc_destroy(&doc);
+        free(canon);
+        return rc;
     }
     /* What the coordinator will need must work now, not fail later: the
      * run's shape from this very document (no second parse). */

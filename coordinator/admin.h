@@ -36,6 +36,12 @@ int admin_contributor_find(store_t *store, const char *name, store_contributor_t
  * same sentences its report shows, since they follow from the document). */
 int admin_run_submit(store_t *store, const char *json, size_t len, int64_t submitted_by,
                      int64_t *id_out, cJSON **warnings, char *err, size_t errlen);
+/* The same for any document: a values document with "ladder" or "iterate"
+ * becomes a study series (series.h) whose first run is stored now; then
+ * *series_out (may be NULL) gets the series id (else 0) and *id_out the id
+ * of its first run. */
+int admin_submit(store_t *store, const char *json, size_t len, int64_t submitted_by,
+                 int64_t *id_out, int64_t *series_out, cJSON **warnings, char *err, size_t errlen);
 /* Stops a pending or running run (its leases are cancelled). */
 int admin_run_stop(store_t *store, int64_t id, char *err, size_t errlen);
 

@@ -16,6 +16,7 @@
 #include "coord_int.h"
 #include "err.h"
 #include "log.h"
+#include "series.h"
 #include "store_bulk.h"
 #include "token.h"
 #include "version.h"
@@ -437,6 +438,10 @@ int coord_cron(coord_t *self)
     s_publish(self, now);
     if (now >= self->next_refresh_ms) {
         self->next_refresh_ms = now + self->cfg.refresh_ms;
+        /* Study series whose run has ended get their next run (series.c),
+         * which the refresh below picks up at once. */
+        if (series_advance_due(self->store) < 0)
+            LOG(LOG_WARN, "cannot move study series on: %s", store_last_error(self->store));
         if (coord_runs_refresh(self) < 0)
             LOG(LOG_WARN, "cannot refresh runs: %s", store_last_error(self->store));
         s_revocations(self);

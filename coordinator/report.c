@@ -15,6 +15,7 @@
 #include "stats_sprt.h"
 #include "stats_plan.h"
 #include "stats_values.h"
+#include "store_series.h"
 
 #define REPORT_SPSA_HISTORY 200
 
@@ -332,6 +333,18 @@ static int s_spsa(store_t *store, int64_t run_id, const rundoc_t *doc, const cha
     return 0;
 }
 
+/* A step of a study series (series.h): "series": {id, step (1-based)}. */
+static void s_series_link(store_t *store, int64_t run_id, cJSON *rep)
+{
+    int64_t sid = 0;
+    int step = 0;
+    if (store_series_of_run(store, run_id, &sid, &step) < 0)
+        return;
+    cJSON *o = cJSON_AddObjectToObject(rep, "series");
+    cJSON_AddNumberToObject(o, "id", (double) sid);
+    cJSON_AddNumberToObject(o, "step", step + 1);
+}
+
 int report_build(store_t *store, int64_t run_id, unsigned flags, cJSON **out, char *err,
                  size_t errlen)
 {
@@ -377,6 +390,8 @@ int report_build(store_t *store, int64_t run_id, unsigned flags, cJSON **out, ch
         case PROTO_KIND_VALUES:
             rc = (flags & REPORT_FIT) ? s_values_fit(store, run_id, ri, rep, err, errlen)
                                       : s_values_stored(store, run_id, doc, rep, err, errlen);
+            if (rc == 0 && !(flags & REPORT_FIT))
+                s_series_link(store, run_id, rep);
             break;
         case PROTO_KIND_SPSA:
             rc = s_spsa(store, run_id, doc, run.state, rep, err, errlen);

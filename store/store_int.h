@@ -74,6 +74,17 @@ const char *store_i64(char *buf, int64_t v);
     "  FILTER (WHERE NOT excluded), 0) AS l,"                                             \
     " coalesce(sum(cpu_ms), 0) AS cpu, count(*) AS n_all"
 
+/* Inserting a run (store_runs.c): the columns and values of the INSERT
+ * ($1..$8), its parameters from a store_run_t (bufs hold the numbers), and
+ * the check of what the statement cannot check (0 or CAPA_EINVAL). */
+#define STORE_RUN_INSERT_N 8
+#define STORE_RUN_INSERT                                                                 \
+    "(kind, name, doc, priority, seed, pairs_planned, submitted_by, state)"              \
+    " VALUES ($1, $2, $3::jsonb, $4::int, $5::bigint, $6::bigint, $7::bigint, $8::jsonb)"
+void store_run_insert_params(const store_run_t *run, char bufs[4][24],
+                             const char *params[STORE_RUN_INSERT_N]);
+int store_run_insert_check(store_t *store, const store_run_t *run);
+
 /* Reads rows of (task_id, run_id, first, last) into a heap array. */
 int store_ranges_from(store_t *store, PGresult *res, store_range_t **ranges_p, size_t *n_out);
 

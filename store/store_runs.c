@@ -106,27 +106,40 @@ static int s_runs_from(store_t *store, PGresult *res, store_run_t **runs_p, size
     return 0;
 }
 
-int store_run_insert(store_t *store, const store_run_t *run, int64_t *id_out)
+int store_run_insert_check(store_t *store, const store_run_t *run)
 {
-    const char *kind = proto_kind_name(run->kind);
-    if (!kind)
+    if (!proto_kind_name(run->kind))
         return store_fail(store, CAPA_EINVAL, "run kind %d is not sprt, values or spsa",
                           (int) run->kind);
     if (!run->name || !run->doc)
         return store_fail(store, CAPA_EINVAL, "a run needs a name and a document");
-    char prio[24], seed[24], planned[24], by[24];
-    const char *params[] = {
-        kind, run->name, run->doc, store_i64(prio, run->priority), store_i64(seed, run->seed),
-        store_i64(planned, run->pairs_planned),
-        run->submitted_by > 0 ? store_i64(by, run->submitted_by) : NULL, run->state,
-    };
+    return 0;
+}
+
+void store_run_insert_params(const store_run_t *run, char bufs[4][24],
+                             const char *params[STORE_RUN_INSERT_N])
+{
+    params[0] = proto_kind_name(run->kind);
+    params[1] = run->name;
+    params[2] = run->doc;
+    params[3] = store_i64(bufs[0], run->priority);
+    params[4] = store_i64(bufs[1], run->seed);
+    params[5] = store_i64(bufs[2], run->pairs_planned);
+    params[6] = run->submitted_by > 0 ? store_i64(bufs[3], run->submitted_by) : NULL;
+    params[7] = run->state;
+}
+
+int store_run_insert(store_t *store, const store_run_t *run, int64_t *id_out)
+{
+    int bad = store_run_insert_check(store, run);
+    if (bad)
+        return bad;
+    char bufs[4][24];
+    const char *params[STORE_RUN_INSERT_N];
+    store_run_insert_params(run, bufs, params);
     PGresult *res;
-    int rc = store_exec(store, "insert run",
-                        "INSERT INTO runs (kind, name, doc, priority, seed, pairs_planned,"
-                        " submitted_by, state)"
-                        " VALUES ($1, $2, $3::jsonb, $4::int, $5::bigint, $6::bigint,"
-                        " $7::bigint, $8::jsonb) RETURNING id",
-                        8, params, &res);
+    int rc = store_exec(store, "insert run", "INSERT INTO runs " STORE_RUN_INSERT " RETURNING id",
+                        STORE_RUN_INSERT_N, params, &res);
     if (rc < 0)
         return rc;
     if (id_out)

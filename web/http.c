@@ -408,8 +408,23 @@ static int s_route(http_req_t *req)
             return s_not_found(req);
         return get ? pages_run(req, id) : s_method_not_allowed(req, "GET");
     }
+    if (sg.count == 2 && s_is(&sg, 0, "series")) {
+        int64_t id = http_parse_id(sg.s[1], sg.n[1]);
+        if (id < 0)
+            return s_not_found(req);
+        return get ? pages_series(req, id) : s_method_not_allowed(req, "GET");
+    }
     if (!s_is(&sg, 0, "api"))
         return s_not_found(req);
+
+    if (sg.count == 2 && s_is(&sg, 1, "series"))
+        return get ? http_api_series_list(req) : s_method_not_allowed(req, "GET");
+    if (sg.count == 3 && s_is(&sg, 1, "series")) {
+        int64_t id = http_parse_id(sg.s[2], sg.n[2]);
+        if (id < 0)
+            return http_reply_error(req, 404, "not_found", "a series id is a positive number");
+        return get ? http_api_series_show(req, id) : s_method_not_allowed(req, "GET");
+    }
 
     if (sg.count == 2 && s_is(&sg, 1, "runs")) {
         if (get)

@@ -177,10 +177,10 @@ int http_api_runs_submit(http_req_t *req)
     if (!st)
         return http_reply_db_down(req);
     char err[1024];
-    int64_t id = 0;
+    int64_t id = 0, series = 0;
     cJSON *warnings = NULL;
-    int r = admin_run_submit(st, req->body, req->body_len, who.contributor_id, &id, &warnings, err,
-                             sizeof err);
+    int r = admin_submit(st, req->body, req->body_len, who.contributor_id, &id, &series, &warnings,
+                         err, sizeof err);
     if (r < 0)
         cJSON_Delete(warnings);
     if (r == CAPA_EDB)
@@ -191,6 +191,8 @@ int http_api_runs_submit(http_req_t *req)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", (double) id);
     cJSON_AddStringToObject(o, "status", "pending");
+    if (series > 0)   /* a study series: id is its first run */
+        cJSON_AddNumberToObject(o, "series", (double) series);
     /* what a values study will not determine: said now, not after its games */
     if (o && warnings)
         cJSON_AddItemToObject(o, "warnings", warnings);

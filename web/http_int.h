@@ -99,6 +99,10 @@ int http_api_workers(http_req_t *req);
 int http_api_contributors(http_req_t *req);
 int http_api_contributor_add(http_req_t *req);
 int http_api_status(http_req_t *req);
+/* study series (http_series.c) */
+int http_api_series_list(http_req_t *req);
+int http_api_series_show(http_req_t *req, int64_t id);
+int pages_series(http_req_t *req, int64_t id);
 /* The JSON builders the pages share (caller deletes; NULL with a reply
  * queued into *rc on failure). */
 cJSON *http_api_workers_json(http_req_t *req, int *rc);
