@@ -101,6 +101,7 @@ int cmd_runs(const cli_opts_t *o, const cli_args_t *a);
 int cmd_show(const cli_opts_t *o, const cli_args_t *a);
 int cmd_watch(const cli_opts_t *o, const cli_args_t *a);
 int cmd_stop(const cli_opts_t *o, const cli_args_t *a);
+int cmd_resume(const cli_opts_t *o, const cli_args_t *a);
 int cmd_pgn(const cli_opts_t *o, const cli_args_t *a);
 int cmd_values(const cli_opts_t *o, const cli_args_t *a);
 int cmd_workers(const cli_opts_t *o, const cli_args_t *a);

@@ -477,11 +477,14 @@ int cmd_watch(const cli_opts_t *o, const cli_args_t *a)
 
 /* ---- stop, pgn ----------------------------------------------------------------- */
 
-int cmd_stop(const cli_opts_t *o, const cli_args_t *a)
+/* POST /api/runs/ID/stop or /resume; prints the run's new status. */
+static int s_run_set(const cli_opts_t *o, const cli_args_t *a, const char *verb, const char *done)
 {
     int64_t id;
-    char path[64];
-    int rc = cli_run_args(a, NULL, "stop ID", "/stop", &id, path, sizeof path);
+    char path[64], usage[32], suffix[16];
+    snprintf(usage, sizeof usage, "%s ID", verb);
+    snprintf(suffix, sizeof suffix, "/%s", verb);
+    int rc = cli_run_args(a, NULL, usage, suffix, &id, path, sizeof path);
     if (rc)
         return rc;
     cJSON *out = NULL;
@@ -491,9 +494,19 @@ int cmd_stop(const cli_opts_t *o, const cli_args_t *a)
     if (o->json)
         cli_print_json(out);
     else
-        printf("run %lld stopped\n", (long long) id);
+        printf("run %lld %s\n", (long long) id, done);
     cJSON_Delete(out);
     return CLI_OK;
+}
+
+int cmd_stop(const cli_opts_t *o, const cli_args_t *a)
+{
+    return s_run_set(o, a, "stop", "stopped");
+}
+
+int cmd_resume(const cli_opts_t *o, const cli_args_t *a)
+{
+    return s_run_set(o, a, "resume", "resumed");
 }
 
 int cmd_pgn(const cli_opts_t *o, const cli_args_t *a)

@@ -15,6 +15,7 @@ static const char USAGE[] =
     "  show ID                   a run's report\n"
     "  watch ID [--interval S]   live progress until the run ends (Ctrl-C to leave)\n"
     "  stop ID                   stop a run (admin token)\n"
+    "  resume ID                 a stopped run plays on to its plan (admin token)\n"
     "  pgn ID                    the run's games as PGN on stdout\n"
     "  values                    current piece-value estimates\n"
     "  series [ID]               study series (node ladders, iterations); with an id: every\n"
@@ -155,8 +156,9 @@ int main(int argc, char **argv)
     } CMDS[] = {
         { "submit", cmd_submit },   { "runs", cmd_runs },
         { "show", cmd_show },       { "watch", cmd_watch },
-        { "stop", cmd_stop },       { "pgn", cmd_pgn },
-        { "values", cmd_values },   { "workers", cmd_workers_or_run },
+        { "stop", cmd_stop },       { "resume", cmd_resume },
+        { "pgn", cmd_pgn },         { "values", cmd_values },
+        { "workers", cmd_workers_or_run },
         { "contributors", cmd_contributors }, { "contributor", cmd_contributor },
         { "sprt", cmd_sprt },       { "match", cmd_match },
         { "plan", cmd_plan },       { "compare", cmd_compare },

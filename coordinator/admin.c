@@ -165,6 +165,28 @@ int admin_run_stop(store_t *store, int64_t id, char *err, size_t errlen)
     return 0;
 }
 
+int admin_run_resume(store_t *store, int64_t id, char *err, size_t errlen)
+{
+    store_run_t run;
+    memset(&run, 0, sizeof run);
+    int rc = store_run_get(store, id, &run);
+    if (rc == CAPA_ENOTFOUND)
+        return capa_fail(err, errlen, rc, "no run %lld", (long long) id);
+    if (rc < 0)
+        return capa_fail(err, errlen, rc, "%s", store_last_error(store));
+    store_run_status_t was = run.status;
+    store_run_clear(&run);
+    if (was != STORE_RUN_STOPPED)
+        return capa_fail(err, errlen, CAPA_ESTATE, "run %lld is %s; only a stopped run can be resumed",
+                         (long long) id, store_run_status_name(was));
+    rc = store_run_set_status(store, id, STORE_RUN_RUNNING);
+    if (rc == CAPA_ESTATE)
+        return capa_fail(err, errlen, rc, "run %lld has already ended", (long long) id);
+    if (rc < 0)
+        return capa_fail(err, errlen, rc, "%s", store_last_error(store));
+    return 0;
+}
+
 /* ---- the subcommands ------------------------------------------------------ */
 
 static int s_usage(void)
@@ -350,6 +372,16 @@ static int s_run(store_t *st, int argc, char **argv)
             return 1;
         }
         printf("run %lld stopped\n", (long long) id);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "resume") == 0) {
+        if (s_parse_id(argv[2], &id) < 0)
+            return s_usage();
+        if (admin_run_resume(st, id, err, sizeof err) < 0) {
+            fprintf(stderr, "capa-coordinator: %s\n", err);
+            return 1;
+        }
+        printf("run %lld resumed\n", (long long) id);
         return 0;
     }
     return s_usage();

@@ -44,6 +44,9 @@ int admin_submit(store_t *store, const char *json, size_t len, int64_t submitted
                  int64_t *id_out, int64_t *series_out, cJSON **warnings, char *err, size_t errlen);
 /* Stops a pending or running run (its leases are cancelled). */
 int admin_run_stop(store_t *store, int64_t id, char *err, size_t errlen);
+/* Puts a stopped run back to running: it plays on to its planned pairs (a
+ * values run) or its bounds (an sprt run). Any other status is CAPA_ESTATE. */
+int admin_run_resume(store_t *store, int64_t id, char *err, size_t errlen);
 
 /* The subcommands: argv = {"contributor", "add", NAME, ...} etc. Prints
  * results to stdout, errors to stderr; returns the process exit status. */

@@ -445,6 +445,8 @@ static int s_route(http_req_t *req)
             return get ? http_api_run_workers(req, id) : s_method_not_allowed(req, "GET");
         if (s_is(&sg, 3, "stop"))
             return post ? http_api_run_stop(req, id) : s_method_not_allowed(req, "POST");
+        if (s_is(&sg, 3, "resume"))
+            return post ? http_api_run_resume(req, id) : s_method_not_allowed(req, "POST");
         return s_not_found(req);
     }
     if (sg.count == 4 && s_is(&sg, 1, "tasks") && s_is(&sg, 3, "pgn")) {

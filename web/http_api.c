@@ -223,7 +223,8 @@ int http_api_run_show(http_req_t *req, int64_t id, bool report_only)
     return http_reply_json(req, 200, rep);
 }
 
-int http_api_run_stop(http_req_t *req, int64_t id)
+/* Stop (resume false) or resume a run: the same admin check and reply. */
+static int s_run_set(http_req_t *req, int64_t id, bool resume)
 {
     int rc = MHD_NO;
     http_who_t who;
@@ -233,14 +234,25 @@ int http_api_run_stop(http_req_t *req, int64_t id)
     if (!st)
         return http_reply_db_down(req);
     char err[512];
-    int r = admin_run_stop(st, id, err, sizeof err);
+    int r = resume ? admin_run_resume(st, id, err, sizeof err) : admin_run_stop(st, id, err, sizeof err);
     if (r < 0)
         return s_fail(req, r, err);
-    LOG(LOG_INFO, "http: run %lld stopped by %s", (long long) id, who.name);
+    const char *status = resume ? "running" : "stopped";
+    LOG(LOG_INFO, "http: run %lld %s by %s", (long long) id, resume ? "resumed" : "stopped", who.name);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "id", (double) id);
-    cJSON_AddStringToObject(o, "status", "stopped");
+    cJSON_AddStringToObject(o, "status", status);
     return http_reply_json(req, 200, o);
+}
+
+int http_api_run_stop(http_req_t *req, int64_t id)
+{
+    return s_run_set(req, id, false);
+}
+
+int http_api_run_resume(http_req_t *req, int64_t id)
+{
+    return s_run_set(req, id, true);
 }
 
 /* ---- values ------------------------------------------------------------------- */

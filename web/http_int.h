@@ -94,6 +94,7 @@ int http_api_runs_list(http_req_t *req);
 int http_api_runs_submit(http_req_t *req);
 int http_api_run_show(http_req_t *req, int64_t id, bool report_only);
 int http_api_run_stop(http_req_t *req, int64_t id);
+int http_api_run_resume(http_req_t *req, int64_t id);
 int http_api_values(http_req_t *req);
 int http_api_workers(http_req_t *req);
 int http_api_contributors(http_req_t *req);

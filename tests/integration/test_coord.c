@@ -1094,6 +1094,12 @@ static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
     CHECK(s_admin(&fx, "run show 99", out, sizeof out) != 0);
     CHECK_EQ_INT(s_admin(&fx, "run stop 1", out, sizeof out), 0);
     CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM runs WHERE status = 'stopped'"), 1);
+    CHECK_EQ_INT(s_admin(&fx, "run resume 1", out, sizeof out), 0);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM runs WHERE status = 'running'"), 1);
+    CHECK_EQ_INT(s_admin(&fx, "run resume 1", out, sizeof out), 1);   /* not stopped */
+    CHECK(strstr(out, "only a stopped run") != NULL);
+    CHECK(s_admin(&fx, "run resume 99", out, sizeof out) == 1);
+    CHECK_EQ_INT(s_admin(&fx, "run stop 1", out, sizeof out), 0);
     CHECK(s_admin(&fx, "run frobnicate", out, sizeof out) == 2);
     /* Settings may follow the subcommand too. */
     char cmd[2048];

@@ -174,6 +174,22 @@ static void a_submitted_run_is_picked_up_and_can_be_stopped(void)
     snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) id);
     s_expect("GET", path, g_fx.admin, NULL, 405, "method_not_allowed");
     s_expect("POST", "/api/runs/999999/stop", g_fx.admin, NULL, 404, "not_found");
+    /* A stopped run can be resumed, once; a finished one cannot. */
+    snprintf(path, sizeof path, "/api/runs/%lld/resume", (long long) id);
+    s_expect("POST", path, NULL, NULL, 401, "unauthorized");
+    s_expect("GET", path, g_fx.admin, NULL, 405, "method_not_allowed");
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);
+    s_expect("POST", path, g_fx.admin, NULL, 409, "conflict");   /* it runs already */
+    snprintf(path, sizeof path, "/api/runs/%lld", (long long) id);
+    CHECK(fx_http("GET", path, NULL, NULL, &r) == 0);
+    CHECK_MSG(strcmp(cJSON_GetObjectItemCaseSensitive(r.json, "status")->valuestring, "running") == 0,
+              "%s", cJSON_GetObjectItemCaseSensitive(r.json, "status")->valuestring);
+    fx_res_free(&r);
+    snprintf(path, sizeof path, "/api/runs/%lld/resume", (long long) s_values_run);
+    s_expect("POST", path, g_fx.admin, NULL, 409, "conflict");
+    s_expect("POST", "/api/runs/999999/resume", g_fx.admin, NULL, 404, "not_found");
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) id);
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);
     CHECK(fx_http("GET", "/api/runs?status=stopped&kind=sprt", NULL, NULL, &r) == 0);
     const cJSON *runs = cJSON_GetObjectItemCaseSensitive(r.json, "runs");
     CHECK_EQ_INT(cJSON_GetArraySize(runs), 1);
