@@ -36,6 +36,10 @@ void rundoc_destroy(rundoc_t **self_p)
     proto_params_free(&d->a);
     proto_params_free(&d->b);
     proto_params_free(&d->params);
+    proto_params_free(&d->params_side);
+    proto_params_free(&d->params_other);
+    proto_params_free(&d->set_a);
+    proto_params_free(&d->set_b);
     free(d->imbalances);
     free(d->spsa);
     free(d);
@@ -220,10 +224,41 @@ static int s_pieces(const cJSON *obj, const char *where, const char *key, char *
     return 0;
 }
 
+/* *out = base with every parameter of over set on top (replaced or added). */
+static int s_merge(const proto_params_t *base, const proto_params_t *over, const char *where,
+                   proto_params_t *out, char *err, size_t errlen)
+{
+    size_t cap = base->count + over->count;
+    out->count = 0;
+    out->items = cap ? calloc(cap, sizeof *out->items) : NULL;
+    if (cap && !out->items)
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    if (base->count)
+        memcpy(out->items, base->items, base->count * sizeof *out->items);
+    out->count = base->count;
+    for (size_t i = 0; i < over->count; i++) {
+        size_t j = 0;
+        while (j < out->count && strcmp(out->items[j].name, over->items[i].name) != 0)
+            j++;
+        out->items[j] = over->items[i];
+        if (j == out->count)
+            out->count++;
+    }
+    if (out->count > PROTO_PARAMS_MAX)
+        return capa_fail(err, errlen, CAPA_ERANGE, "%s: params and %s together name more than "
+                         "%d parameters", where, where, PROTO_PARAMS_MAX);
+    return 0;
+}
+
 static int s_values(const cJSON *root, rundoc_t *d, rundoc_check_param_fn cb, void *ctx,
                     char *err, size_t errlen)
 {
     TRY(s_params(root, "params", false, &d->params, cb, ctx, err, errlen));
+    /* Per side, each on top of params: B, the side under test, and A. */
+    TRY(s_params(root, "params_side", false, &d->params_side, cb, ctx, err, errlen));
+    TRY(s_params(root, "params_other", false, &d->params_other, cb, ctx, err, errlen));
+    TRY(s_merge(&d->params, &d->params_side, "params_side", &d->set_b, err, errlen));
+    TRY(s_merge(&d->params, &d->params_other, "params_other", &d->set_a, err, errlen));
     d->pairs_per_imbalance = 1000;
     TRY(pjson_int(root, "", "pairs_per_imbalance", false, 1, RUNDOC_PAIRS_MAX,
                   &d->pairs_per_imbalance, err, errlen));
@@ -351,8 +386,9 @@ static int s_parse(const cJSON *root, rundoc_t *d, rundoc_check_param_fn cb, voi
                "positions", "game"
     static const char *const sprt_keys[] = { COMMON, "a", "b", "elo0", "elo1", "alpha", "beta",
                                              "model", "max_pairs", NULL };
-    static const char *const values_keys[] = { COMMON, "params", "imbalances",
-                                               "pairs_per_imbalance", "ladder", "iterate", NULL };
+    static const char *const values_keys[] = { COMMON, "params", "params_side", "params_other",
+                                               "imbalances", "pairs_per_imbalance", "ladder",
+                                               "iterate", NULL };
     static const char *const spsa_keys[] = { COMMON, "params", "iterations", "pairs", "A",
                                              "alpha", "gamma", NULL };
 #undef COMMON
@@ -498,6 +534,8 @@ char *rundoc_to_json(const rundoc_t *d, bool pretty)
     } else if (ok && d->kind == PROTO_KIND_VALUES) {
         cJSON *arr = cJSON_CreateArray();
         ok = s_obj(j, "params", proto_params_to_json(&d->params)) &&
+             s_obj(j, "params_side", proto_params_to_json(&d->params_side)) &&
+             s_obj(j, "params_other", proto_params_to_json(&d->params_other)) &&
              s_num(j, "pairs_per_imbalance", (double) d->pairs_per_imbalance) &&
              s_obj(j, "imbalances", arr);
         for (size_t i = 0; ok && i < d->imbalance_count; i++) {

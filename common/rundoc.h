@@ -24,7 +24,11 @@
  *   sprt:   a, b (parameter sets name -> number; B is tested against A),
  *           elo0 (default 0), elo1 (default 5), alpha, beta (default 0.05),
  *           model "normalized" (default) or "logistic", max_pairs (default 20000)
- *   values: params (the one parameter set both sides use, default {}),
+ *   values: params (the parameter set both sides use, default {}), params_side
+ *           (set on top of params for the side under test, B: the side that
+ *           holds the imbalance's `side` pieces; default {}), params_other (on
+ *           top of params for the other side, A; default {}); each checked
+ *           like params,
  *           imbalances: [{"name": "A vs C", "side": "A", "other": "C", "pairs": 2000}],
  *           pairs_per_imbalance (default 1000, for entries without "pairs"),
  *           and at most one of (a study series, rundoc_series.c, docs/api.md):
@@ -127,6 +131,10 @@ typedef struct {
 
     /* values (params) and spsa (the fixed rest, unused: empty) */
     proto_params_t params;
+    /* values: the per-side sets as given, and what each side plays with
+     * (derived: params with params_side, resp. params_other, on top) */
+    proto_params_t params_side, params_other;
+    proto_params_t set_b, set_a;
     rundoc_imbalance_t *imbalances;
     size_t imbalance_count;
     int64_t pairs_per_imbalance;

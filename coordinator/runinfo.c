@@ -52,6 +52,8 @@ int runinfo_from_rundoc(rundoc_t **doc_p, const char *book_dir, unsigned flags, 
         rc = stats_sprt_params_check(&ri->sprt, err, errlen);
         break;
     case PROTO_KIND_VALUES:
+        ri->a = &doc->set_a;
+        ri->b = &doc->set_b;
         if (doc->imbalance_count > STARTPOS_IMB_MAX)
             rc = capa_fail(err, errlen, CAPA_ERANGE, "imbalances: at most %d", STARTPOS_IMB_MAX);
         for (size_t i = 0; rc == 0 && i < doc->imbalance_count; i++) {

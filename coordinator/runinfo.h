@@ -21,8 +21,9 @@ typedef struct {
     rundoc_t *doc;                       /* owned: the parsed document (kind, name, seed,
                                             game, priority, ...: read them there) */
     int64_t pairs_planned;               /* rundoc_total_pairs(doc) */
-    const proto_params_t *a, *b;         /* in doc: sprt a and b; values and spsa: params
-                                            (spsa sets the tuned ones per task) */
+    const proto_params_t *a, *b;         /* in doc: sprt a and b; values set_a and set_b
+                                            (params with the per-side sets on top); spsa
+                                            params (it sets the tuned ones per task) */
     startpos_imbalance_t imbalances[STARTPOS_IMB_MAX];   /* doc's, as startpos wants them */
     size_t imbalance_count;
     char **book;                         /* owned book lines (RUNINFO_READ_ONLY: none) */

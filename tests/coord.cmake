@@ -13,7 +13,8 @@ if(TARGET capa-coordinator)
   add_dependencies(test_coord capa-coordinator)
   set(coord_own_cluster_cases a_database_outage_gives_internal_and_loses_nothing_acknowledged)
   set(coord_e2e_cases an_sprt_run_played_by_real_workers_decides
-                      a_values_study_played_by_real_workers_stores_every_pair_once)
+                      a_values_study_played_by_real_workers_stores_every_pair_once
+                      per_side_params_reach_the_side_under_test_and_replays_agree)
   set(coord_src ${CMAKE_CURRENT_LIST_DIR}/integration/test_coord.c)
   capa_add_cases(${coord_src} PROGRAM test_coord NAME test_coord PG TIMEOUT 300
                  EXCEPT ${coord_own_cluster_cases} ${coord_e2e_cases})

@@ -1194,6 +1194,68 @@ static void a_values_study_played_by_real_workers_stores_every_pair_once(void)
     coord_fx_down(&fx);
 }
 
+/* A values run document of seed 5 with 4 pairs of A vs C; extra: more
+ * top-level fields (a leading comma) or "". */
+#define SIDES_DOC(extra)                                                                     \
+    "{\"kind\":\"values\",\"name\":\"sides\",\"seed\":5,\"variant\":\"caparandom\","            \
+    "\"game\":{\"nodes\":300,\"max_plies\":160},"                                             \
+    "\"imbalances\":[{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":4}]" extra "}"
+
+/* Per-side params: the same study twice on one coordinator, once with both
+ * sides on the engine's table and once with the side under test (B) on a
+ * nonsensical one (Q, C and A worth a pawn). Same seed, same starts; B's
+ * moves differ in the game where B has White (game 1) and in the one where
+ * it has Black (game 2). Every stored pair is replayed on the other worker
+ * (verify_rate 1): the replays, built from the same run, agree, and nobody
+ * is flagged. */
+static void per_side_params_reach_the_side_under_test_and_replays_agree(void)
+{
+    static const char *const extra[] = { "--bench", "0", "--task-seconds", "2",
+                                         "--verify-rate", "1", NULL };
+    static coord_fx_t fx;
+    CHECK(coord_fx_up(&fx, "coord_e2e_sides", extra) == 0);
+    int64_t both = s_submit(&fx, SIDES_DOC(""));
+    int64_t side = s_submit(&fx, SIDES_DOC(
+        ",\"params_side\":{\"QueenValueMg\":100,\"QueenValueEg\":100,\"ChancellorValueMg\":100,"
+        "\"ChancellorValueEg\":100,\"ArchbishopValueMg\":100,\"ArchbishopValueEg\":100}"));
+    CHECK(s_worker_start(&fx, 1) == 0 && s_worker_start(&fx, 2) == 0);
+    CHECK_MSG(coord_fx_wait_status(&fx, both, "finished", 60) &&
+              coord_fx_wait_status(&fx, side, "finished", 60),
+              "the runs did not finish within 60 s (see %s/tests/coord_e2e_sides*.log)",
+              CAPA_BINARY_DIR);
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND verified "
+             "IS NOT NULL", (long long) side);
+    for (int i = 0; i < 100 && coord_fx_sql(&fx, sql) < 4; i++)
+        usleep(200 * 1000);
+    coord_fx_worker_stop(&fx, 1, SIGTERM);
+    coord_fx_worker_stop(&fx, 2, SIGTERM);
+    /* the starts agree pair by pair; the moves of B's side do not */
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs x JOIN pairs y ON y.pair_no = x.pair_no "
+             "AND y.run_id = %lld WHERE x.run_id = %lld AND x.fen = y.fen AND x.fen2 = y.fen2 "
+             "AND x.b_white1 AND y.b_white1", (long long) side, (long long) both);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 4);
+    snprintf(sql, sizeof sql, "SELECT count(*) FILTER (WHERE x.moves1 <> y.moves1) * 10 + "
+             "count(*) FILTER (WHERE x.moves2 <> y.moves2) FROM pairs x JOIN pairs y "
+             "ON y.pair_no = x.pair_no AND y.run_id = %lld WHERE x.run_id = %lld",
+             (long long) side, (long long) both);
+    long long differ = coord_fx_sql(&fx, sql);
+    CHECK_MSG(differ / 10 >= 1 && differ % 10 >= 1,
+              "B's nonsense table changed %lld game-1 and %lld game-2 move lists of 4",
+              differ / 10, differ % 10);
+    /* the fixed-node replays of the per-side run agree with what was stored */
+    snprintf(sql, sizeof sql, "SELECT count(*) FILTER (WHERE verified) * 10 + "
+             "count(*) FILTER (WHERE NOT verified) FROM pairs WHERE run_id = %lld", (long long) side);
+    long long ver = coord_fx_sql(&fx, sql);
+    CHECK_MSG(ver / 10 >= 1 && ver % 10 == 0, "replays: %lld agreed, %lld disagreed", ver / 10,
+              ver % 10);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM workers WHERE flagged"), 0);
+    snprintf(sql, sizeof sql, "SELECT doc->'params_side'->>'QueenValueMg' FROM runs "
+             "WHERE id = %lld", (long long) side);
+    CHECK_EQ_INT(coord_fx_sql(&fx, sql), 100);
+    coord_fx_down(&fx);
+}
+
 static void a_database_outage_gives_internal_and_loses_nothing_acknowledged(void)
 {
     static const char *const extra[] = { "--task-seconds", "1", NULL };
@@ -1286,6 +1348,7 @@ static const check_case_t CASES[] = {
     CASE(a_database_outage_gives_internal_and_loses_nothing_acknowledged),
     CASE(an_sprt_run_played_by_real_workers_decides),
     CASE(a_values_study_played_by_real_workers_stores_every_pair_once),
+    CASE(per_side_params_reach_the_side_under_test_and_replays_agree),
     { 0 },
 };
 

@@ -205,6 +205,23 @@ static void a_submitted_run_is_picked_up_and_can_be_stopped(void)
     CHECK_EQ_STR(fx_code(&r), "invalid_run");
     CHECK(strstr(r.body, "NoSuchParam") != NULL);
     fx_res_free(&r);
+    /* A values run's per-side sets are checked against the engine's table like params. */
+    const char *sides[][2] = {
+        { "\"params_side\":{\"NoSuchParam\":1}", "params_side.NoSuchParam: " },
+        { "\"params_other\":{\"ArchbishopValueMg\":99999}", "params_other.ArchbishopValueMg: " },
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char doc[512];
+        snprintf(doc, sizeof doc, "{\"kind\":\"values\",\"name\":\"sides\",%s,\"imbalances\":"
+                 "[{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\"}]}", sides[i][0]);
+        CHECK(fx_http("POST", "/api/runs", g_fx.admin, doc, &r) == 0);
+        CHECK_EQ_INT(r.status, 400);
+        CHECK_EQ_STR(fx_code(&r), "invalid_run");
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(r.json, "error");
+        CHECK_MSG(cJSON_IsString(e) && strncmp(e->valuestring, sides[i][1], strlen(sides[i][1])) == 0,
+                  "%s", r.body);
+        fx_res_free(&r);
+    }
 }
 
 static void reports_carry_the_statistics_of_their_kind(void)

@@ -192,6 +192,61 @@ static void the_parameter_callback_checks_names_and_values(void)
     CHECK_EQ_STR(err, "params.Nope: no such parameter");
 }
 
+/* The value of name in set, or -1 when the set does not name it. */
+static double s_param(const proto_params_t *set, const char *name)
+{
+    for (size_t i = 0; i < set->count; i++)
+        if (strcmp(set->items[i].name, name) == 0)
+            return set->items[i].value;
+    return -1;
+}
+
+static void per_side_params_go_on_top_of_params_for_their_side(void)
+{
+    int calls = 0;
+    rundoc_t *d = NULL;
+    char err[512];
+    const char *doc = "{\"kind\":\"values\",\"name\":\"v\",\"params\":{\"Tempo\":20,"
+                      "\"ArchbishopValueMg\":825},\"params_side\":{\"ArchbishopValueMg\":900},"
+                      "\"params_other\":{\"Tempo\":5},"
+                      "\"imbalances\":[{\"name\":\"x\",\"side\":\"A\",\"other\":\"C\"}]}";
+    CHECK_EQ_INT(rundoc_parse(doc, strlen(doc), s_check, &calls, &d, err, sizeof err), 0);
+    CHECK_EQ_INT(calls, 4);   /* each set checked like params */
+    /* B, the side under test: its own A value; A: its own Tempo */
+    CHECK_EQ_INT(d->set_b.count, 2);
+    CHECK(s_param(&d->set_b, "ArchbishopValueMg") == 900 && s_param(&d->set_b, "Tempo") == 20);
+    CHECK_EQ_INT(d->set_a.count, 2);
+    CHECK(s_param(&d->set_a, "ArchbishopValueMg") == 825 && s_param(&d->set_a, "Tempo") == 5);
+    s_check_canonical_fixed_point(d);
+    char *json = rundoc_to_json(d, false);
+    CHECK(strstr(json, "\"params_side\":{\"ArchbishopValueMg\":900}") != NULL);
+    CHECK(strstr(json, "\"params_other\":{\"Tempo\":5}") != NULL);
+    free(json);
+    rundoc_destroy(&d);
+    /* without per-side sets both sides play params */
+    const char *both = "{\"kind\":\"values\",\"name\":\"v\",\"params\":{\"Tempo\":20},"
+                       "\"imbalances\":[{\"name\":\"x\",\"side\":\"A\",\"other\":\"C\"}]}";
+    CHECK_EQ_INT(rundoc_parse(both, strlen(both), s_check, &calls, &d, err, sizeof err), 0);
+    CHECK(s_param(&d->set_a, "Tempo") == 20 && s_param(&d->set_b, "Tempo") == 20);
+    CHECK_EQ_INT(d->set_a.count, 1);
+    CHECK_EQ_INT(d->set_b.count, 1);
+    rundoc_destroy(&d);
+    /* refused like params, the set and the parameter named */
+    const char *unknown = "{\"kind\":\"values\",\"name\":\"v\",\"params_side\":{\"Nope\":1},"
+                          "\"imbalances\":[{\"name\":\"x\",\"side\":\"A\",\"other\":\"C\"}]}";
+    CHECK_EQ_INT(rundoc_parse(unknown, strlen(unknown), s_check, &calls, &d, err, sizeof err),
+                 CAPA_ENOTFOUND);
+    CHECK_EQ_STR(err, "params_side.Nope: no such parameter");
+    CHECK(d == NULL);
+    const char *range = "{\"kind\":\"values\",\"name\":\"v\",\"params_other\":"
+                        "{\"ArchbishopValueMg\":5000},"
+                        "\"imbalances\":[{\"name\":\"x\",\"side\":\"A\",\"other\":\"C\"}]}";
+    CHECK_EQ_INT(rundoc_parse(range, strlen(range), s_check, &calls, &d, err, sizeof err),
+                 CAPA_ERANGE);
+    CHECK_EQ_STR(err, "params_other.ArchbishopValueMg: 5000 is outside 0..4000");
+    CHECK(d == NULL);
+}
+
 typedef struct {
     const char *doc;
     const char *error;   /* the whole message, or its start when ending in '*' */
@@ -254,6 +309,9 @@ static const bad_doc_t s_bad[] = {
     { V "\"A vs C\"]}", "imbalances[0]: expected an object" },
     { "{\"kind\":\"values\",\"name\":\"v\",\"variant\":\"janus\",\"imbalances\":[{\"name\":\"a\",\"side\":\"C\",\"other\":\"Q\"}]}", "imbalances[0].side: more C than a janus army has (0)" },
     { V "{\"name\":\"a\",\"side\":\"A\",\"other\":\"C\",\"pairs\":60000000},{\"name\":\"b\",\"side\":\"A\",\"other\":\"Q\",\"pairs\":60000000}]}", "imbalances: more than 100000000 pairs in all" },
+    { V "{\"name\":\"a\",\"side\":\"A\",\"other\":\"C\"}],\"params_side\":[1]}", "params_side: expected an object, got an array" },
+    { V "{\"name\":\"a\",\"side\":\"A\",\"other\":\"C\"}],\"params_other\":{\"Tempo\":\"x\"}}", "params_other.Tempo: *" },
+    { "{\"kind\":\"sprt\",\"name\":\"t\",\"b\":{},\"params_side\":{}}", "params_side: unknown field" },
     { "{\"kind\":\"spsa\",\"name\":\"s\",\"iterations\":10,\"params\":{}}", "params: name at least one parameter to tune" },
     { "{\"kind\":\"spsa\",\"name\":\"s\",\"params\":{\"Tempo\":{\"start\":1,\"min\":0,\"max\":2,\"c_end\":1,\"r_end\":0.1}}}", "iterations: give either iterations or pairs (one pair per iteration)" },
     { P "{\"start\":1,\"min\":0,\"max\":2,\"c_end\":1,\"r_end\":0.1}},\"pairs\":3}", "iterations: give either iterations or pairs (one pair per iteration)" },
@@ -316,6 +374,7 @@ static const check_case_t CASES[] = {
     CASE(a_book_names_its_file_and_checksum),
     CASE(spsa_defaults_follow_the_iterations),
     CASE(the_parameter_callback_checks_names_and_values),
+    CASE(per_side_params_go_on_top_of_params_for_their_side),
     CASE(bad_documents_are_refused_with_the_field_named),
     CASE(documents_over_one_mebibyte_are_refused),
     CASE(a_missing_file_is_an_io_error),

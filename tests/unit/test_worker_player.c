@@ -112,6 +112,52 @@ static void a_values_pair_gives_b_white_from_fen_and_a_white_from_fen2(void)
     proto_task_free(&t);
 }
 
+/* Plays game g of a one-pair task with sets a and b; returns its UCI moves (heap). */
+static char *s_moves(player_t *p, const proto_task_t *t, const params_t *a, const params_t *b,
+                     int g, proto_side_t want_white)
+{
+    player_game_t out;
+    char err[256];
+    CHECK_EQ_INT(player_play(p, t, a, b, 0, g, false, &out, err, sizeof err), 0);
+    CHECK_EQ_INT(out.result.white, want_white);
+    char *moves = strdup(out.result.moves ? out.result.moves : "");
+    player_game_free(&out);
+    return moves;
+}
+
+/* Per-side params of values runs: B's set plays B's colour in both games
+ * of the pair (White in game 1, Black in game 2), A's set the other. */
+static void a_values_pair_plays_each_set_for_its_own_side(void)
+{
+    proto_task_t t;
+    s_task(&t, PROTO_KIND_VALUES, 1);   /* fen2 "": both games from the same start */
+    proto_param_t odd_items[] = { { "KnightValueMg", 0 }, { "KnightValueEg", 0 },
+                                  { "BishopValueMg", 0 }, { "BishopValueEg", 0 },
+                                  { "QueenValueMg", 60 }, { "QueenValueEg", 60 } };
+    proto_params_t none = { 0 }, odd_set = { odd_items, 6 };
+    params_t def, odd;
+    char err[256];
+    CHECK_EQ_INT(player_params(&none, &def, err, sizeof err), 0);
+    CHECK_EQ_INT(player_params(&odd_set, &odd, err, sizeof err), 0);
+    player_t *p = player_new(1);
+    CHECK(p != NULL);
+    char *both_default = s_moves(p, &t, &def, &def, 0, PROTO_SIDE_B);
+    char *b_odd_white = s_moves(p, &t, &def, &odd, 0, PROTO_SIDE_B);
+    char *a_odd_white = s_moves(p, &t, &odd, &def, 1, PROTO_SIDE_A);
+    char *b_odd_black = s_moves(p, &t, &def, &odd, 1, PROTO_SIDE_A);
+    /* the nonsense table changes the play of the side that has it */
+    CHECK_MSG(strcmp(both_default, b_odd_white) != 0, "B's set did not play White in game 1");
+    CHECK_MSG(strcmp(both_default, b_odd_black) != 0, "B's set did not play Black in game 2");
+    /* game 1 with B odd = game 2 with A odd: in each the odd set had White */
+    CHECK_EQ_STR(b_odd_white, a_odd_white);
+    free(both_default);
+    free(b_odd_white);
+    free(a_odd_white);
+    free(b_odd_black);
+    player_destroy(&p);
+    proto_task_free(&t);
+}
+
 static void the_same_game_is_played_twice_move_for_move(void)
 {
     proto_task_t t;
@@ -229,6 +275,7 @@ static void the_pool_plays_every_job_and_cancels_queued_ones(void)
 static const check_case_t CASES[] = {
     CASE(an_sprt_pair_gives_a_white_first_and_b_white_second),
     CASE(a_values_pair_gives_b_white_from_fen_and_a_white_from_fen2),
+    CASE(a_values_pair_plays_each_set_for_its_own_side),
     CASE(the_same_game_is_played_twice_move_for_move),
     CASE(a_task_the_engine_cannot_play_is_refused_with_a_reason),
     CASE(every_engine_termination_maps_to_a_protocol_reason),
