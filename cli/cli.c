@@ -129,6 +129,17 @@ int cli_get_json(const cli_opts_t *o, const char *path, cJSON **out)
     return s_json(o, "GET", path, NULL, 0, out);
 }
 
+int cli_get_or_print(const cli_opts_t *o, const char *path, cJSON **out)
+{
+    int rc = cli_get_json(o, path, out);
+    if (rc == CLI_OK && o->json) {
+        cli_print_json(*out);
+        cJSON_Delete(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 int cli_post_json(const cli_opts_t *o, const char *path, const char *body, size_t len,
                   cJSON **out)
 {

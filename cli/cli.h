@@ -82,6 +82,9 @@ int cli_fetch(const cli_opts_t *o, const char *method, const char *path, const c
 int cli_get_json(const cli_opts_t *o, const char *path, cJSON **out);
 int cli_post_json(const cli_opts_t *o, const char *path, const char *body, size_t len,
                   cJSON **out);
+/* cli_get_json, and with --json the answer printed: then *out is NULL
+ * (nothing left to do) on CLI_OK. */
+int cli_get_or_print(const cli_opts_t *o, const char *path, cJSON **out);
 /* Prints j pretty to stdout. */
 void cli_print_json(const cJSON *j);
 
@@ -94,6 +97,15 @@ void cli_time_utc(double ms, char *buf, size_t cap);
 /* Prints t to stdout and destroys it (takes ownership; NULL = memory ran
  * out). CLI_OK, or CLI_SERVER after a message when memory ran out. */
 int cli_print_table(table_t *t);
+
+/* "+0.25 [-0.10, +0.61]" of an interval object {"value", "ci95"} into a
+ * table cell with fmt for each number; "-" for null (cmd_runs.c). */
+void cli_cell(table_t *t, const cJSON *o, const char *fmt);
+/* Prints a piece-value fit (a report's "values", or an estimate of
+ * /api/values): contrasts first, then the values in pawns and Elo, what
+ * the design cannot separate, the lack of fit, the scale and the unit
+ * (cmd_values.c). */
+void cli_print_fit(const cJSON *vals);
 
 /* Commands: each returns the process exit code. */
 int cmd_submit(const cli_opts_t *o, const cli_args_t *a);

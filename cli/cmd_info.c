@@ -1,4 +1,4 @@
-/* cmd_info.c - capa values, workers, contributors, contributor add. */
+/* cmd_info.c - capa workers, contributors, contributor add. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,51 +23,6 @@ static int s_get(const cli_opts_t *o, const cli_args_t *a, const char *usage, co
         *out = NULL;
         *done = true;
     }
-    return CLI_OK;
-}
-
-int cmd_values(const cli_opts_t *o, const cli_args_t *a)
-{
-    cJSON *out = NULL;
-    bool done;
-    int rc = s_get(o, a, "values", "/api/values", &out, &done);
-    if (rc || done)
-        return rc;
-    static const char *const names[] = { "P Pawn", "N Knight", "B Bishop", "R Rook",
-                                         "A Archbishop", "C Chancellor", "Q Queen" };
-    const cJSON *st;
-    int count = 0;
-    cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(out, "studies")) {
-        const cJSON *est = cJSON_GetObjectItemCaseSensitive(st, "values");
-        const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(est, "values");
-        printf("%srun %.0f \"%s\" (%s): ", count ? "\n" : "", cli_num(st, "run"),
-               cli_str(st, "name"), cli_str(st, "status"));
-        count++;
-        if (!cJSON_IsObject(pieces)) {
-            printf("no estimate yet: %s\n", cli_str(st, "error"));
-            continue;
-        }
-        printf("%.0f games, %.0f of %.0f pairs\n", cli_num(est, "games"), cli_num(st, "pairs_used"),
-               cli_num(st, "pairs_planned"));
-        static const char *const heads[] = { "piece", "pawns", "95% low", "95% high" };
-        table_t *t = table_new(4, heads, "lrrr");
-        for (int p = 0; p < 7; p++) {
-            char key[2] = { names[p][0], 0 };
-            const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
-            if (!cJSON_IsObject(pv))
-                continue;
-            const cJSON *ci = cJSON_GetObjectItemCaseSensitive(pv, "ci95");
-            const cJSON *lo = cJSON_GetArrayItem(ci, 0), *hi = cJSON_GetArrayItem(ci, 1);
-            table_addf(t, "%s", names[p] + 2);
-            table_addf(t, "%.2f", cli_num(pv, "value"));
-            table_addf(t, cJSON_IsNumber(lo) ? "%.2f" : "-", cJSON_IsNumber(lo) ? lo->valuedouble : 0);
-            table_addf(t, cJSON_IsNumber(hi) ? "%.2f" : "-", cJSON_IsNumber(hi) ? hi->valuedouble : 0);
-        }
-        cli_print_table(t);
-    }
-    if (!count)
-        puts("no piece-value study has an estimate yet");
-    cJSON_Delete(out);
     return CLI_OK;
 }
 

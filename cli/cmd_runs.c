@@ -111,14 +111,9 @@ int cmd_runs(const cli_opts_t *o, const cli_args_t *a)
         sep = '&';
     }
     cJSON *out = NULL;
-    rc = cli_get_json(o, path, &out);
-    if (rc)
+    rc = cli_get_or_print(o, path, &out);
+    if (rc || !out)
         return rc;
-    if (o->json) {
-        cli_print_json(out);
-        cJSON_Delete(out);
-        return CLI_OK;
-    }
     static const char *const heads[] = { "id", "kind", "status", "name", "pairs", "planned",
                                          "result", "created (UTC)" };
     table_t *t = table_new(8, heads, "rlllrrll");
@@ -163,7 +158,7 @@ static void s_print_interval(const char *label, const cJSON *o, const char *fmt)
 }
 
 /* "+0.25 [-0.10, +0.61]" of an interval object into a table cell; "-" for null. */
-static void s_cell(table_t *t, const cJSON *o, const char *fmt)
+void cli_cell(table_t *t, const cJSON *o, const char *fmt)
 {
     if (!cJSON_IsObject(o)) {
         table_addf(t, "-");
@@ -180,69 +175,12 @@ static void s_cell(table_t *t, const cJSON *o, const char *fmt)
 
 static void s_show_values(const cJSON *rep)
 {
-    static const char *const names[] = { "P Pawn", "N Knight", "B Bishop", "R Rook",
-                                         "A Archbishop", "C Chancellor", "Q Queen" };
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(rep, "values");
-    const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(vals, "values");
-    const cJSON *elo = cJSON_GetObjectItemCaseSensitive(vals, "values_elo");
     if (!cJSON_IsObject(vals)) {
         printf("piece values: %s\n", cli_str(rep, "values_error"));
     } else {
         printf("contrasts (first piece minus second, 95%% intervals), %.0f games:\n", cli_num(vals, "games"));
-        static const char *const cheads[] = { "contrast", "pawns", "Elo" };
-        table_t *ct = table_new(3, cheads, "lrr");
-        const cJSON *c;
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(vals, "contrasts")) {
-            table_addf(ct, "%s", cli_str(c, "name"));
-            if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "estimable"))) {
-                table_addf(ct, "not determined");
-                table_addf(ct, "-");
-                continue;
-            }
-            s_cell(ct, cJSON_GetObjectItemCaseSensitive(c, "pawns"), "%+.2f");
-            s_cell(ct, cJSON_GetObjectItemCaseSensitive(c, "elo"), "%+.0f");
-        }
-        cli_print_table(ct);
-        const cJSON *cl = cJSON_GetObjectItemCaseSensitive(vals, "clusters");
-        if (cJSON_IsObject(cl) && strcmp(cli_str(cl, "by"), "round") == 0) {
-            printf("intervals: %.0f rounds as clusters (the imbalances of a round share its start array)",
-                   cli_num(cl, "count"));
-            const cJSON *pc = cJSON_GetObjectItemCaseSensitive(vals, "pair_clustered");
-            const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pc, "contrasts"), 0);
-            const cJSON *ci = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c0, "pawns"), "ci95");
-            if (cJSON_GetArraySize(ci) == 2)
-                printf("; %s with pairs as clusters [%+.2f, %+.2f] pawns", cli_str(c0, "name"),
-                       cJSON_GetNumberValue(cJSON_GetArrayItem(ci, 0)), cJSON_GetNumberValue(cJSON_GetArrayItem(ci, 1)));
-            putchar('\n');
-        }
-        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(vals, "scaled")))
-            printf("%s\n", cli_str(vals, "note"));
-        printf("values (pawns: Fieller 95%% interval; Elo: the piece against nothing):\n");
-        static const char *const heads[] = { "piece", "pawns", "Elo" };
-        table_t *t = table_new(3, heads, "lrr");
-        for (int p = 0; p < 7; p++) {
-            char key[2] = { names[p][0], 0 };
-            const cJSON *pv = cJSON_GetObjectItemCaseSensitive(pieces, key);
-            const cJSON *pe = cJSON_GetObjectItemCaseSensitive(elo, key);
-            if (!cJSON_IsObject(pv) && !cJSON_IsObject(pe))
-                continue;
-            table_addf(t, "%s", names[p] + 2);
-            s_cell(t, pv, "%.2f");
-            s_cell(t, pe, "%.0f");
-        }
-        cli_print_table(t);
-        const cJSON *note;
-        cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(vals, "not_separated"))
-            if (cJSON_IsString(note))
-                printf("not separated: %s\n", note->valuestring);
-        const cJSON *lof = cJSON_GetObjectItemCaseSensitive(vals, "lack_of_fit");
-        if (cJSON_IsObject(lof))
-            printf("lack of fit over the imbalances: chi2 %.2f on %.0f df, p %.3g\n", cli_num(lof, "chi2"),
-                   cli_num(lof, "df"), cli_num(lof, "p"));
-        printf("scale: %.4f logit per pawn (%.1f Elo); White scores %.1f%% when level\n",
-               cli_num(vals, "logit_per_pawn"), cli_num(vals, "elo_per_pawn"),
-               100.0 * cli_num(vals, "white_score"));
-        printf("unit: %s\n", cli_str(vals, "unit"));
+        cli_print_fit(vals);
     }
     const cJSON *e;
     int first = 1;

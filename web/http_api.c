@@ -1,5 +1,5 @@
-/* http_api.c - the JSON endpoints: runs, reports, values, workers,
- * contributors, status (docs/api.md). */
+/* http_api.c - the JSON endpoints: runs, reports, workers, contributors,
+ * status (docs/api.md; piece values in http_values.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,72 +253,6 @@ int http_api_run_stop(http_req_t *req, int64_t id)
 int http_api_run_resume(http_req_t *req, int64_t id)
 {
     return s_run_set(req, id, true);
-}
-
-/* ---- values ------------------------------------------------------------------- */
-
-cJSON *http_api_values_json(http_req_t *req, int *rc)
-{
-    store_t *st = http_db(req);
-    if (!st) {
-        *rc = http_reply_db_down(req);
-        return NULL;
-    }
-    store_run_filter_t f;
-    memset(&f, 0, sizeof f);
-    f.kind_mask = 1u << PROTO_KIND_VALUES;
-    f.status_mask = (1u << STORE_RUN_RUNNING) | (1u << STORE_RUN_FINISHED) |
-                    (1u << STORE_RUN_STOPPED);
-    f.limit = 200;
-    store_run_t *runs = NULL;
-    size_t n = 0;
-    int r = store_run_list(st, &f, &runs, &n);
-    if (r < 0) {
-        *rc = s_fail(req, r, store_last_error(st));
-        return NULL;
-    }
-    cJSON *o = cJSON_CreateObject();
-    cJSON *list = cJSON_AddArrayToObject(o, "studies");
-    bool have_ended = false;
-    for (size_t i = 0; i < n; i++) {
-        bool running = runs[i].status == STORE_RUN_RUNNING;
-        /* Every running study and the latest one that ended. */
-        if (!running && have_ended)
-            continue;
-        char *text = NULL;
-        int64_t used = 0, at = 0;
-        if (store_estimate_get(st, runs[i].id, &text, &used, &at) < 0)
-            continue;
-        if (!running)
-            have_ended = true;
-        cJSON *e = cJSON_CreateObject();
-        cJSON_AddNumberToObject(e, "run", (double) runs[i].id);
-        cJSON_AddStringToObject(e, "name", runs[i].name);
-        cJSON_AddStringToObject(e, "status", store_run_status_name(runs[i].status));
-        cJSON_AddNumberToObject(e, "pairs_used", (double) used);
-        cJSON_AddNumberToObject(e, "pairs_planned", (double) runs[i].pairs_planned);
-        cJSON_AddNumberToObject(e, "computed_at_ms", (double) at);
-        /* The stored estimate is the run's report when it was made: hand out
-         * its fit ("values": pieces with intervals, games) and raw scores. */
-        cJSON *rep = s_parse_or_null(text);
-        free(text);
-        cJSON *fit = cJSON_DetachItemFromObjectCaseSensitive(rep, "values");
-        cJSON *imb = cJSON_DetachItemFromObjectCaseSensitive(rep, "imbalances");
-        const cJSON *why = cJSON_GetObjectItemCaseSensitive(rep, "values_error");
-        cJSON_AddItemToObject(e, "values", fit ? fit : cJSON_CreateNull());
-        if (cJSON_IsString(why))
-            cJSON_AddStringToObject(e, "error", why->valuestring);
-        cJSON_AddItemToObject(e, "imbalances", imb ? imb : cJSON_CreateArray());
-        cJSON_Delete(rep);
-        cJSON_AddItemToArray(list, e);
-    }
-    store_run_list_free(&runs, n);
-    return o;
-}
-
-int http_api_values(http_req_t *req)
-{
-    return s_reply_built(req, http_api_values_json);
 }
 
 /* ---- workers and contributors -------------------------------------------------------- */

@@ -95,7 +95,6 @@ int http_api_runs_submit(http_req_t *req);
 int http_api_run_show(http_req_t *req, int64_t id, bool report_only);
 int http_api_run_stop(http_req_t *req, int64_t id);
 int http_api_run_resume(http_req_t *req, int64_t id);
-int http_api_values(http_req_t *req);
 int http_api_workers(http_req_t *req);
 int http_api_contributors(http_req_t *req);
 int http_api_contributor_add(http_req_t *req);
@@ -108,8 +107,14 @@ int pages_series(http_req_t *req, int64_t id);
  * queued into *rc on failure). */
 cJSON *http_api_workers_json(http_req_t *req, int *rc);
 cJSON *http_api_contributors_json(http_req_t *req, int *rc);
-cJSON *http_api_values_json(http_req_t *req, int *rc);
 cJSON *http_api_runs_json(http_req_t *req, int *rc);
+
+/* ---- http_values.c ---- */
+/* GET /api/values[?variant=V]: the current best estimate per variant and
+ * engine (values_best.h) and the values runs it was chosen from. */
+int http_api_values(http_req_t *req);
+/* Its JSON (caller deletes; NULL with a reply queued into *rc). */
+cJSON *http_api_values_json(http_req_t *req, int *rc);
 
 /* ---- http_runworkers.c ---- */
 /* GET /api/runs/{id}/workers. */

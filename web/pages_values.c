@@ -243,6 +243,60 @@ void pages_run_values(http_buf_t *b, store_t *st, int64_t id, const cJSON *rep)
 
 /* ---- /values ------------------------------------------------------------------------ */
 
+/* "20000 nodes per move" or the clock. */
+static void s_search(http_buf_t *b, const cJSON *o)
+{
+    double nodes = pages_num(o, "nodes");
+    if (nodes > 0)
+        http_buf_printf(b, "%.0f nodes per move", nodes);
+    else
+        http_buf_printf(b, "%.1f s + %.2f s a move", pages_num(o, "tc_base_ms") / 1000,
+                        pages_num(o, "tc_inc_ms") / 1000);
+}
+
+static void s_engine(http_buf_t *b, const cJSON *o)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "engine");
+    double bench = pages_num(e, "bench");
+    if (!(bench > 0)) {
+        http_buf_puts(b, "engine unknown (pairs stored without a worker)");
+        return;
+    }
+    http_buf_printf(b, "engine bench %.0f", bench);
+    if (*pages_str(e, "version")) {
+        http_buf_puts(b, " (");
+        http_buf_html(b, pages_str(e, "version"));
+        http_buf_puts(b, ")");
+    }
+}
+
+static void s_best(http_buf_t *b, const cJSON *e)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "provenance");
+    http_buf_puts(b, "<h2>");
+    http_buf_html(b, pages_str(e, "variant"));
+    http_buf_puts(b, " &middot; ");
+    s_engine(b, e);
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "runs"), 0);
+    double run = cJSON_IsNumber(first) ? first->valuedouble : 0;
+    http_buf_printf(b, "</h2><div class=\"card\"><p>From <a href=\"/runs/%.0f\">run %.0f: ", run,
+                    run);
+    http_buf_html(b, pages_str(p, "name"));
+    http_buf_puts(b, "</a> ");
+    pages_tag(b, pages_str(p, "status"), pages_str(p, "status"));
+    http_buf_puts(b, ", ");
+    s_search(b, p);
+    http_buf_printf(b, ", %.0f pairs (%.0f games), fitted ", pages_num(p, "pairs"),
+                    pages_num(p, "games"));
+    pages_time(b, pages_num(p, "fitted_at_ms"));
+    http_buf_puts(b, " UTC.</p>");
+    pages_contrasts(b, e);
+    pages_unit(b, e);
+    s_values_table(b, e);
+    pages_lack_of_fit(b, e);
+    http_buf_puts(b, "</div>");
+}
+
 int pages_values(http_req_t *req)
 {
     int rc = MHD_NO;
@@ -251,32 +305,60 @@ int pages_values(http_req_t *req)
         return rc;   /* the builder queued its error reply */
     http_buf_t b = { 0 };
     pages_open(&b, "Piece values", PAGES_REFRESH_SECONDS);
-    http_buf_puts(&b, "<h1>Piece values</h1>");
-    const cJSON *study;
-    int count = 0;
-    cJSON_ArrayForEach(study, cJSON_GetObjectItemCaseSensitive(o, "studies")) {
-        count++;
-        double run = pages_num(study, "run");
-        http_buf_printf(&b, "<h2><a href=\"/runs/%.0f\">Run %.0f: ", run, run);
-        http_buf_html(&b, pages_str(study, "name"));
-        http_buf_puts(&b, "</a> ");
-        pages_tag(&b, pages_str(study, "status"), pages_str(study, "status"));
-        http_buf_puts(&b, "</h2><div class=\"card\">");
-        const cJSON *est = cJSON_GetObjectItemCaseSensitive(study, "values");
-        const cJSON *pieces = cJSON_GetObjectItemCaseSensitive(est, "values");
-        if (!cJSON_IsObject(pieces)) {
-            http_buf_puts(&b, "<p class=\"muted\">no estimate yet: ");
-            http_buf_html(&b, pages_str(study, "error"));
-            http_buf_puts(&b, "</p></div>");
-            continue;
-        }
-        s_values_table(&b, est);
-        http_buf_printf(&b, "<p class=\"muted\">%.0f games, %.0f of %.0f pairs</p></div>",
-                        pages_num(est, "games"), pages_num(study, "pairs_used"),
-                        pages_num(study, "pairs_planned"));
+    http_buf_puts(&b, "<h1>Piece values</h1><p class=\"muted\">The current best estimate, ");
+    http_buf_html(&b, pages_str(o, "rule"));
+    http_buf_puts(&b, ". Contrasts first: what a study determines best.</p>");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(o, "message");
+    if (cJSON_IsString(msg)) {
+        http_buf_puts(&b, "<div class=\"card\"><p class=\"muted\">");
+        http_buf_html(&b, msg->valuestring);
+        http_buf_puts(&b, "</p></div>");
     }
-    if (!count)
-        http_buf_puts(&b, "<p class=\"muted\">no piece-value study has an estimate yet</p>");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "estimates"))
+        s_best(&b, e);
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(o, "runs");
+    if (cJSON_GetArraySize(runs) > 0) {
+        http_buf_puts(&b, "<h2>Values runs</h2><div class=\"card\"><table><tr><th class=\"n\">run"
+                          "</th><th>name</th><th>status</th><th>variant</th><th>engine</th>"
+                          "<th>search</th><th class=\"n\">pairs fitted</th><th class=\"n\">A-C, "
+                          "pawns [95%]</th><th>fitted (UTC)</th><th></th></tr>");
+        const cJSON *r;
+        cJSON_ArrayForEach(r, runs) {
+            double id = pages_num(r, "run");
+            http_buf_printf(&b, "<tr><td class=\"n\"><a href=\"/runs/%.0f\">%.0f</a></td><td>",
+                            id, id);
+            http_buf_html(&b, pages_str(r, "name"));
+            http_buf_puts(&b, "</td><td>");
+            pages_tag(&b, pages_str(r, "status"), pages_str(r, "status"));
+            http_buf_puts(&b, "</td><td>");
+            http_buf_html(&b, pages_str(r, "variant"));
+            http_buf_puts(&b, "</td><td>");
+            s_engine(&b, r);
+            http_buf_puts(&b, "</td><td>");
+            s_search(&b, r);
+            http_buf_printf(&b, "</td><td class=\"n\">%.0f</td><td class=\"n\">",
+                            pages_num(r, "pairs_used"));
+            const cJSON *ac = cJSON_GetObjectItemCaseSensitive(r, "A-C");
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ac, "estimable")))
+                pages_interval_text(&b, cJSON_GetObjectItemCaseSensitive(ac, "pawns"), "%+.2f");
+            else
+                http_buf_puts(&b, "-");
+            http_buf_puts(&b, "</td><td>");
+            pages_time(&b, pages_num(r, "fitted_at_ms"));
+            http_buf_puts(&b, "</td><td>");
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "best")))
+                pages_tag(&b, "finished", "best");
+            else if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "determined"))) {
+                http_buf_puts(&b, "<span class=\"muted\">");
+                http_buf_html(&b, cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "error"))
+                                      ? pages_str(r, "error") : "determines no contrast");
+                http_buf_puts(&b, "</span>");
+            }
+            http_buf_puts(&b, "</td></tr>");
+        }
+        http_buf_puts(&b, "</table></div>");
+    }
     cJSON_Delete(o);
     return pages_close(req, &b);
 }

@@ -56,7 +56,9 @@ static void lists_and_reports_print_tables_and_parsable_json(void)
     CHECK_EQ_INT(fx_capa("contributors", s_out, sizeof s_out), 0);
     CHECK(strstr(s_out, "alice") != NULL && strstr(s_out, "CPU hours") != NULL);
     CHECK_EQ_INT(fx_capa("workers", s_out, sizeof s_out), 0);
+    /* no values run yet: an answer, not an error */
     CHECK_EQ_INT(fx_capa("values", s_out, sizeof s_out), 0);
+    CHECK_MSG(strstr(s_out, "no values runs yet") != NULL, "%.300s", s_out);
 }
 
 static void submit_and_stop_need_the_admin_token_and_say_so_in_the_exit_code(void)
@@ -322,6 +324,25 @@ static void compare_shows_how_far_each_contrast_moved(void)
     CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 2);
     snprintf(args, sizeof args, "compare %lld", (long long) r1);
     CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 1);
+    /* capa values: the best of the two (same nodes and pairs: the newer fit,
+     * which the coordinator may have remade for either), contrasts first,
+     * with where it came from */
+    CHECK_EQ_INT(fx_capa("values", s_out, sizeof s_out), 0);
+    char from[2][64];
+    snprintf(from[0], sizeof from[0], "from run %lld \"ac\"", (long long) r1);
+    snprintf(from[1], sizeof from[1], "from run %lld \"ac\"", (long long) r2);
+    const char *at = strstr(s_out, from[0]) ? strstr(s_out, from[0]) : strstr(s_out, from[1]);
+    CHECK_MSG(at != NULL, "%.300s", s_out);
+    const char *c = at ? strstr(at, "contrasts") : NULL, *v = c ? strstr(c, "values (pawns") : NULL;
+    CHECK_MSG(c != NULL && strstr(c, "A-C") != NULL && v != NULL, "%.300s", s_out);
+    CHECK(strstr(s_out, "1000 nodes per move, 400 pairs (800 games)") != NULL);
+    CHECK(strstr(s_out, "unit: ") != NULL && strstr(s_out, "best") != NULL);
+    cJSON *vj = s_json_of("values --variant caparandom --json", 0);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(vj, "estimates")), 1);
+    cJSON_Delete(vj);
+    CHECK_EQ_INT(fx_capa("values --variant janus", s_out, sizeof s_out), 0);
+    CHECK(strstr(s_out, "no values runs yet") != NULL);
+    CHECK_EQ_INT(fx_capa("values --variant chess", s_out, sizeof s_out), 1);
 }
 
 static const check_case_t CASES[] = {

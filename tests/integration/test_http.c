@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <libpq-fe.h>
 
 #include "admin.h"
 #include "check.h"
@@ -238,19 +239,147 @@ static void reports_carry_the_statistics_of_their_kind(void)
     CHECK(cJSON_GetObjectItemCaseSensitive(elo, "value")->valuedouble > 0);
     fx_res_free(&r);
 
+}
+
+/* The estimate of /api/values for variant and engine bench, or NULL. */
+static const cJSON *s_best_of(const cJSON *values, const char *variant, double bench)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(values, "estimates")) {
+        const cJSON *eng = cJSON_GetObjectItemCaseSensitive(e, "engine");
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(e, "variant")->valuestring, variant) == 0 &&
+            cJSON_GetObjectItemCaseSensitive(eng, "bench")->valuedouble == bench)
+            return e;
+    }
+    return NULL;
+}
+
+static double s_best_run(const cJSON *e)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "provenance");
+    return e ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(p, "runs"), 0)->valuedouble : -1;
+}
+
+/* A values document like VALUES_DOC with another variant and node count. */
+static int64_t s_values_submit(const char *variant, int nodes)
+{
+    char doc[sizeof VALUES_DOC + 64];
+    const char *at = strstr(VALUES_DOC, "\"variant\":\"caparandom\",\"game\":{\"nodes\":1000}");
+    CHECK(at != NULL);
+    snprintf(doc, sizeof doc, "%.*s\"variant\":\"%s\",\"game\":{\"nodes\":%d}%s",
+             (int) (at - VALUES_DOC), VALUES_DOC, variant, nodes,
+             at + strlen("\"variant\":\"caparandom\",\"game\":{\"nodes\":1000}"));
+    int64_t run = fx_submit(doc);
+    CHECK(run > 0);
+    return run;
+}
+
+static void the_values_page_shows_the_best_estimate_per_variant_and_engine(void)
+{
+    http_res_t r;
     CHECK(fx_http("GET", "/api/values", NULL, NULL, &r) == 0);
-    const cJSON *studies = cJSON_GetObjectItemCaseSensitive(r.json, "studies");
-    CHECK(cJSON_GetArraySize(studies) >= 1);
-    const cJSON *st = cJSON_GetArrayItem(studies, 0);
-    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(st, "run")->valuedouble, s_values_run);
-    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(st, "values");
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(vals, "values"), "A");
+    CHECK_EQ_INT(r.status, 200);
+    /* the fixture's finished study; its pairs were stored without a worker */
+    const cJSON *e = s_best_of(r.json, "caparandom", 0);
+    CHECK(e != NULL);
+    CHECK_EQ_INT(s_best_run(e), s_values_run);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(e, "provenance");
+    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(p, "pairs")->valuedouble, 600);
+    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(p, "games")->valuedouble, 1200);
+    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(p, "nodes")->valuedouble, 1000);
+    CHECK(cJSON_GetObjectItemCaseSensitive(p, "fitted_at_ms")->valuedouble > 0);
+    /* contrasts lead the estimate's figures; values follow, in pawns */
+    const cJSON *after = cJSON_GetObjectItemCaseSensitive(e, "provenance")->next;
+    CHECK_EQ_STR(after->string, "contrasts");
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(after, 0), "name")->valuestring,
+                 "A-C");
+    CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "unit")));
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "values"), "A");
     double av = cJSON_GetObjectItemCaseSensitive(a, "value")->valuedouble;
     const cJSON *ci = cJSON_GetObjectItemCaseSensitive(a, "ci95");
     CHECK_MSG(av > 6.5 && av < 9.5, "A = %g (model: 8)", av);
     CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble < av && cJSON_GetArrayItem(ci, 1)->valuedouble > av);
-    CHECK_EQ_INT(cJSON_GetObjectItemCaseSensitive(vals, "games")->valuedouble, 1200);
+    fx_res_free(&r);
+
+    /* A deeper study with fewer pairs takes over its variant and engine; a
+     * study whose pairs came from a worker of another engine is its own
+     * entry; another variant is another entry; a study that determines
+     * nothing yet is listed but never the best. */
+    int64_t deep = s_values_submit("caparandom", 4000);
+    int64_t other = s_values_submit("caparandom", 4000);
+    int64_t cap = s_values_submit("capablanca", 1000);
+    int64_t empty = s_values_submit("caparandom", 9000);
+    CHECK(fx_fill(deep, 0, 300, IMB, SIDE, OTHER, 6, 0) == 0 && fx_finish(deep) == 0);
+    CHECK(fx_fill(cap, 0, 300, IMB, SIDE, OTHER, 6, 0) == 0 && fx_finish(cap) == 0);
+    CHECK(fx_fill(other, 0, 900, IMB, SIDE, OTHER, 6, 0) == 0);
+    store_worker_t w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.id, sizeof w.id, "w-bench-777");
+    snprintf(w.engine_version, sizeof w.engine_version, "capalab test");
+    w.contributor_id = g_fx.alice_id;
+    w.cores = w.concurrency = 1;
+    w.bench_signature = 777;
+    CHECK(store_worker_upsert(g_fx.st, &w) == 0);
+    PGconn *c = PQconnectdb(g_fx.ci);
+    char sql[160];
+    snprintf(sql, sizeof sql, "UPDATE pairs SET worker_id = 'w-bench-777' WHERE run_id = %lld",
+             (long long) other);
+    PGresult *res = PQexec(c, sql);
+    CHECK(PQresultStatus(res) == PGRES_COMMAND_OK);
+    PQclear(res);
+    PQfinish(c);
+    CHECK(fx_finish(other) == 0);
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", (long long) empty);
+    s_expect("POST", path, g_fx.admin, NULL, 200, NULL);   /* stopped before a game */
+    CHECK(fx_http("GET", "/api/values", NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(s_best_run(s_best_of(r.json, "caparandom", 0)), deep);
+    e = s_best_of(r.json, "caparandom", 777);
+    CHECK_EQ_INT(s_best_run(e), other);
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "engine"),
+                                                  "version")->valuestring, "capalab test");
+    CHECK_EQ_INT(s_best_run(s_best_of(r.json, "capablanca", 0)), cap);
+    const cJSON *run;
+    int listed = 0;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(r.json, "runs")) {
+        double id = cJSON_GetObjectItemCaseSensitive(run, "run")->valuedouble;
+        bool best = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "best"));
+        if (id == empty) {
+            CHECK(!best && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(run, "determined")));
+            CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(run, "error")));
+        }
+        if (id == s_values_run)
+            CHECK(!best);   /* shallower than deep */
+        listed += id == empty || id == s_values_run || id == deep || id == other || id == cap;
+    }
+    CHECK_EQ_INT(listed, 5);
+    fx_res_free(&r);
+    /* one variant; a variant without runs is an answer, not an error */
+    CHECK(fx_http("GET", "/api/values?variant=capablanca", NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "estimates")), 1);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "runs")), 1);
+    fx_res_free(&r);
+    CHECK(fx_http("GET", "/api/values?variant=gothic", NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "estimates")), 0);
+    CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(r.json, "message")->valuestring,
+                 "no values runs yet");
+    fx_res_free(&r);
+    s_expect("GET", "/api/values?variant=chess", NULL, NULL, 400, "bad_request");
+    /* the page: each best estimate with its run, contrasts before values */
+    CHECK(fx_http("GET", "/values", NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    snprintf(path, sizeof path, "From <a href=\"/runs/%lld\">", (long long) deep);
+    const char *from = strstr(r.body, path);
+    CHECK_MSG(from != NULL, "no estimate from run %lld on the page", (long long) deep);
+    const char *ac = from ? strstr(from, ">A-C<") : NULL, *unit = ac ? strstr(ac, "<b>Unit:</b>") : NULL;
+    CHECK(ac != NULL && unit != NULL && strstr(unit, "pawns [95%, Fieller]") != NULL);
+    CHECK(strstr(r.body, "engine bench 777 (capalab test)") != NULL);
+    CHECK(strstr(r.body, "4000 nodes per move") != NULL);
+    fx_res_free(&r);
+    CHECK(fx_http("GET", "/values?variant=gothic", NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(r.status, 200);
+    CHECK(strstr(r.body, "no values runs yet") != NULL);
     fx_res_free(&r);
 }
 
@@ -792,6 +921,7 @@ static const check_case_t CASES[] = {
     CASE(reports_carry_the_statistics_of_their_kind),
     /* after the case above: the runs it submits would join /api/values */
     CASE(a_values_study_hears_at_submit_what_it_cannot_separate_and_its_report_leads_with_contrasts),
+    CASE(the_values_page_shows_the_best_estimate_per_variant_and_engine),
     CASE(a_values_report_reads_the_stored_fit_and_the_page_its_history),
     CASE(run_workers_break_a_run_down_and_single_out_the_odd_worker),
     CASE(pgn_uploads_are_checked_and_served_back),

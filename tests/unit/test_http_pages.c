@@ -12,6 +12,7 @@
 #include "http_buf.h"
 #include "http_int.h"
 #include "pages_svg.h"
+#include "values_best.h"
 
 static size_t s_count(const char *hay, const char *needle)
 {
@@ -204,6 +205,35 @@ static void ids_in_paths_are_strict_positive_numbers(void)
     CHECK_EQ_INT(http_parse_id("7/", 1), 7);   /* only the given length counts */
 }
 
+static void the_best_values_run_is_the_deepest_then_the_largest_then_the_newest(void)
+{
+    values_candidate_t shallow = { .run_id = 1, .nodes = 2000, .pairs_used = 9000,
+                                   .computed_at_ms = 50 };
+    values_candidate_t deep = { .run_id = 2, .nodes = 20000, .pairs_used = 300,
+                                .computed_at_ms = 10 };
+    values_candidate_t deep_big = deep;
+    deep_big.run_id = 3;
+    deep_big.pairs_used = 301;
+    values_candidate_t deep_new = deep;
+    deep_new.run_id = 4;
+    deep_new.computed_at_ms = 11;
+    values_candidate_t clock = { .run_id = 5, .tc_base_ms = 60000, .tc_inc_ms = 600,
+                                 .pairs_used = 100000, .computed_at_ms = 99 };
+    values_candidate_t clock_long = clock;
+    clock_long.run_id = 6;
+    clock_long.tc_base_ms = 120000;
+    clock_long.tc_inc_ms = 0;
+    /* more nodes per move wins over more pairs */
+    CHECK(values_best_cmp(&deep, &shallow) > 0 && values_best_cmp(&shallow, &deep) < 0);
+    /* at the same nodes, more pairs; at the same pairs, the newer fit */
+    CHECK(values_best_cmp(&deep_big, &deep) > 0);
+    CHECK(values_best_cmp(&deep_new, &deep) > 0 && values_best_cmp(&deep, &deep_new) < 0);
+    /* a fixed node count before any clock; clocks by base time, then increment */
+    CHECK(values_best_cmp(&shallow, &clock) > 0 && values_best_cmp(&clock, &shallow) < 0);
+    CHECK(values_best_cmp(&clock_long, &clock) > 0);
+    CHECK_EQ_INT(values_best_cmp(&deep, &deep), 0);
+}
+
 static const check_case_t CASES[] = {
     CASE(html_escaping_neutralises_markup_and_quotes),
     CASE(html_escaping_drops_control_characters_but_keeps_utf8),
@@ -215,6 +245,7 @@ static const check_case_t CASES[] = {
     CASE(an_interval_chart_draws_one_row_per_piece),
     CASE(http_addresses_parse_with_and_without_host),
     CASE(ids_in_paths_are_strict_positive_numbers),
+    CASE(the_best_values_run_is_the_deepest_then_the_largest_then_the_newest),
     { 0 },
 };
 
