@@ -16,7 +16,8 @@
  * contrasts lead. */
 static const char *const FIT_KEYS[] = { "contrasts", "unit", "logit_per_pawn", "elo_per_pawn",
                                         "white_score", "values", "values_elo", "interval",
-                                        "not_separated", "scaled", "note", "lack_of_fit" };
+                                        "clusters", "not_separated", "scaled", "note",
+                                        "lack_of_fit", "pair_clustered" };
 
 /* One values run, parsed. */
 typedef struct {
