@@ -18,13 +18,14 @@ char stats_piece_letter(int piece)
     return piece >= 0 && piece < STATS_PIECE_NB ? S_LETTERS[piece] : '?';
 }
 
-void stats_design_add(double g[STATS_COEF_NB][STATS_COEF_NB], const int8_t diff[STATS_PIECE_NB],
+void stats_design_add(double g[STATS_COEF_NB][STATS_COEF_NB], const int8_t diff[STATS_PIECE_NB], int unprot,
                       int test_white, double weight)
 {
     double z[STATS_COEF_NB], sign = test_white ? 1.0 : -1.0;
     z[0] = 1.0;
     for (int p = 0; p < STATS_PIECE_NB; p++)
         z[1 + p] = sign * diff[p];
+    z[STATS_COEF_U] = sign * unprot;
     for (int a = 0; a < STATS_COEF_NB; a++)
         for (int b = 0; b < STATS_COEF_NB; b++)
             g[a][b] += weight * z[a] * z[b];
@@ -122,6 +123,23 @@ int stats_design_analyse(const double g[STATS_COEF_NB][STATS_COEF_NB], stats_des
     d->m = 1;
     for (int f = 1; f < STATS_COEF_NB; f++) {
         double *nv = d->null[d->n_null];
+        if (f == STATS_COEF_U) {
+            /* the covariate last: kept when it adds a direction, else left out */
+            if (!(g[f][f] > 0.0))
+                continue;
+            int idx[STATS_COEF_NB];
+            memcpy(idx, d->full, sizeof(int) * (size_t) d->m);
+            idx[d->m] = f;
+            double l[STATS_COEF_NB][STATS_COEF_NB];
+            if (s_cholesky_of(g, idx, d->m + 1, l) == 0) {
+                d->col[f] = d->m;
+                d->full[d->m++] = f;
+                d->covariate = 1;
+            } else {
+                d->covariate_confounded = 1;
+            }
+            continue;
+        }
         if (!d->active[f - 1]) {
             memset(nv, 0, sizeof(double) * STATS_COEF_NB);
             nv[f] = 1.0;
@@ -210,7 +228,7 @@ int stats_design_explain(const stats_design_t *d, char notes[][STATS_NOTE_MAX], 
     for (int k = 0; k < d->n_null && n < max; k++) {
         const double *nv = d->null[k];
         int lead = -1, involved[STATS_PIECE_NB], ni = 0;
-        for (int f = STATS_COEF_NB - 1; f >= 1; f--)
+        for (int f = STATS_PIECE_NB; f >= 1; f--)
             if (fabs(nv[f]) > 1e-9) {
                 if (lead < 0)
                     lead = f; /* the column found dependent: the highest index */

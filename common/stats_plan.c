@@ -141,7 +141,7 @@ int stats_plan_make(const stats_plan_row_t *rows, size_t n, const stats_plan_ass
             continue;
         out->pairs += rows[i].pairs;
         for (int white = 0; white < 2; white++) {
-            double z[STATS_COEF_NB], sign = white ? 1.0 : -1.0, eta = 0.0;
+            double z[STATS_COEF_NB] = { 0 }, sign = white ? 1.0 : -1.0, eta = 0.0;
             z[0] = 1.0;
             for (int p = 0; p < STATS_PIECE_NB; p++)
                 z[1 + p] = sign * rows[i].diff[p];
@@ -149,7 +149,7 @@ int stats_plan_make(const stats_plan_row_t *rows, size_t n, const stats_plan_ass
                 eta += beta[f] * z[f];
             double p = s_logistic(eta), d = fmin(a->draw_ratio, 2.0 * fmin(p, 1.0 - p));
             double games = (double) rows[i].pairs, info = p * (1.0 - p), var = info - d / 4.0;
-            stats_design_add(g, rows[i].diff, white, games);
+            stats_design_add(g, rows[i].diff, 0, white, games);
             for (int x = 0; x < STATS_COEF_NB; x++)
                 for (int y = 0; y < STATS_COEF_NB; y++) {
                     h[x][y] += games * info * z[x] * z[y];

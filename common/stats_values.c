@@ -31,13 +31,20 @@ static double s_logistic(double x)
 
 typedef stats_design_t s_design_t;
 
+/* The side under test's value of full column f >= 1: a piece's difference
+ * or the unprotected pawns. */
+static double s_coord(const int8_t *diff, int unprot, int f)
+{
+    return f == STATS_COEF_U ? (double) unprot : (double) diff[f - 1];
+}
+
 /* Column values of game g (White's view). */
 static void s_row(const s_design_t *d, const stats_game_t *g, double *z, double *y)
 {
     double sign = g->test_white ? 1.0 : -1.0;
     z[0] = 1.0;
     for (int c = 1; c < d->m; c++)
-        z[c] = sign * g->diff[d->full[c] - 1];
+        z[c] = sign * s_coord(g->diff, g->unprot, d->full[c]);
     *y = g->test_white ? g->score : 1.0 - g->score;
 }
 
@@ -128,6 +135,9 @@ static int s_check_games(const stats_game_t *games, size_t n, char *err, size_t 
             return capa_fail(err, errlen, CAPA_EINVAL, "game %zu: test_white must be 0 or 1", i);
         if (g->stratum < 0)
             return capa_fail(err, errlen, CAPA_EINVAL, "game %zu has stratum %d", i, g->stratum);
+        if (g->unprot > STATS_DIFF_MAX || g->unprot < -STATS_DIFF_MAX)
+            return capa_fail(err, errlen, CAPA_ERANGE, "game %zu: %d unprotected pawns is beyond %d", i,
+                             g->unprot, STATS_DIFF_MAX);
         for (int p = 0; p < STATS_PIECE_NB; p++)
             if (g->diff[p] > STATS_DIFF_MAX || g->diff[p] < -STATS_DIFF_MAX)
                 return capa_fail(err, errlen, CAPA_ERANGE, "game %zu: a difference of %d %c is beyond %d", i,
@@ -153,11 +163,15 @@ static int s_check_rounds(const stats_rounds_t *rd, char *err, size_t errlen)
                 if (!isfinite(mo->m[x][y]))
                     return capa_fail(err, errlen, CAPA_EINVAL, "rounds: moment %zu is not finite", i);
     }
-    for (size_t c = 0; c < rd->n_classes; c++)
+    for (size_t c = 0; c < rd->n_classes; c++) {
+        if (rd->classes[c].unprot > STATS_DIFF_MAX || rd->classes[c].unprot < -STATS_DIFF_MAX)
+            return capa_fail(err, errlen, CAPA_ERANGE, "rounds: class %zu has %d unprotected pawns", c,
+                             rd->classes[c].unprot);
         for (int p = 0; p < STATS_PIECE_NB; p++)
             if (rd->classes[c].diff[p] > STATS_DIFF_MAX || rd->classes[c].diff[p] < -STATS_DIFF_MAX)
                 return capa_fail(err, errlen, CAPA_ERANGE, "rounds: class %zu has a difference of %d %c", c,
                                  rd->classes[c].diff[p], S_LETTER(p));
+    }
     return 0;
 }
 
@@ -165,7 +179,7 @@ static int s_design(const stats_game_t *games, size_t n, s_design_t *d, char *er
 {
     double g[S_DIM][S_DIM] = { { 0 } };
     for (size_t i = 0; i < n; i++)
-        stats_design_add(g, games[i].diff, games[i].test_white, s_count(&games[i]));
+        stats_design_add(g, games[i].diff, games[i].unprot, games[i].test_white, s_count(&games[i]));
     return stats_design_analyse(g, d, err, errlen);
 }
 
@@ -256,7 +270,7 @@ static void s_meat_rounds(const s_design_t *d, const stats_rounds_t *rd, const d
             double zw[S_DIM], zb[S_DIM];
             zw[0] = zb[0] = 1.0;
             for (int c = 1; c < d->m; c++) {
-                zw[c] = cl->diff[d->full[c] - 1];
+                zw[c] = s_coord(cl->diff, cl->unprot, d->full[c]);
                 zb[c] = -zw[c];
             }
             double pw = s_logistic(s_eta(d, beta, zw)), pb = s_logistic(s_eta(d, beta, zb));
@@ -495,6 +509,26 @@ static void s_summaries(const s_design_t *d, const double *b, const double v[S_D
         stats_fieller(est, kp, var, vab, vpp, S_Z95, &ct->pawns_lo, &ct->pawns_hi);
     }
     r->n_notes = stats_design_explain(d, r->notes, STATS_PIECE_NB);
+    stats_unprot_t *u = &r->unprot;
+    u->fitted = d->covariate;
+    u->confounded = d->covariate_confounded;
+    if (!d->covariate)
+        return;
+    double c[S_DIM] = { 0 }, est, var;
+    c[STATS_COEF_U] = 1.0;
+    s_linear(c, b, v, &est, &var);
+    double h = S_Z95 * sqrt(var);
+    u->logit = est;
+    u->logit_lo = est - h;
+    u->logit_hi = est + h;
+    u->elo = est * S_ELO;
+    u->elo_lo = u->logit_lo * S_ELO;
+    u->elo_hi = u->logit_hi * S_ELO;
+    if (r->scaled) {
+        u->in_pawns = 1;
+        u->pawns = est / kp;
+        stats_fieller(est, kp, var, v[STATS_COEF_U][fp], vpp, S_Z95, &u->pawns_lo, &u->pawns_hi);
+    }
 }
 
 int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, char *err, size_t errlen)
@@ -509,6 +543,42 @@ static void s_full(const s_design_t *d, const double v[S_DIM][S_DIM], double vf[
     for (int a = 0; a < d->m; a++)
         for (int c = 0; c < d->m; c++)
             vf[d->full[a]][d->full[c]] = v[a][c];
+}
+
+/* The same fit without the covariate, into r->unprot's unadjusted figures:
+ * what adjusting for unprotected pawns changes. 0 or CAPA_ENOMEM (a fit
+ * that fails without the covariate leaves them at zero). */
+static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, stats_values_t *r)
+{
+    stats_game_t *g = malloc(n * sizeof *g);
+    stats_class_t *cl = rounds ? malloc((rounds->n_classes + 1) * sizeof *cl) : NULL;
+    if (!g || (rounds && !cl)) {
+        free(g);
+        free(cl);
+        return CAPA_ENOMEM;
+    }
+    memcpy(g, games, n * sizeof *g);
+    for (size_t i = 0; i < n; i++)
+        g[i].unprot = 0;
+    stats_rounds_t rd;
+    if (rounds) {
+        rd = *rounds;
+        memcpy(cl, rounds->classes, rounds->n_classes * sizeof *cl);
+        for (size_t i = 0; i < rounds->n_classes; i++)
+            cl[i].unprot = 0;
+        rd.classes = cl;
+    }
+    stats_values_t *plain = NULL;
+    char err[256];
+    int rc = stats_values_fit_rounds(g, n, rounds ? &rd : NULL, &plain, err, sizeof err);
+    if (rc == 0) {
+        memcpy(r->unprot.unadj_contrasts, plain->contrasts, sizeof r->unprot.unadj_contrasts);
+        memcpy(r->unprot.unadj_piece, plain->piece, sizeof r->unprot.unadj_piece);
+    }
+    stats_values_destroy(&plain);
+    free(g);
+    free(cl);
+    return rc == CAPA_ENOMEM ? rc : 0;
 }
 
 int stats_values_fit_rounds(const stats_game_t *games, size_t n, const stats_rounds_t *rounds,
@@ -590,6 +660,14 @@ int stats_values_fit_rounds(const stats_game_t *games, size_t n, const stats_rou
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
     s_lack_of_fit(&d, r);
+    double usum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        usum += s_count(&games[i]) * games[i].unprot;
+    r->unprot.mean = usum / (double) r->games;
+    if (r->unprot.fitted && s_unadjusted(games, n, rounds, r) != 0) {
+        stats_values_destroy(&r);
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    }
     *out = r;
     return 0;
 }
@@ -714,6 +792,20 @@ int stats_values_format(const stats_values_t *v, char *buf, size_t len)
     }
     for (int i = 0; i < v->n_notes; i++)
         textbuf_put(&o, "Not separated: %s\n", v->notes[i]);
+    const stats_unprot_t *u = &v->unprot;
+    if (u->fitted) {
+        textbuf_put(&o, "Unprotected pawns (adjusted for; side under test %+.2f on average): %+.3f logit per pawn "
+                        "[%+.3f, %+.3f]", u->mean, u->logit, u->logit_lo, u->logit_hi);
+        if (u->in_pawns)
+            textbuf_put(&o, " = %+.3f pawns [%+.3f, %+.3f]", u->pawns, u->pawns_lo, u->pawns_hi);
+        const stats_contrast_t *c0 = &u->unadj_contrasts[0];
+        if (v->n_contrasts > 0 && c0->in_pawns)
+            textbuf_put(&o, "; unadjusted %s %+.3f pawns [%+.3f, %+.3f]", c0->name, c0->pawns, c0->pawns_lo,
+                        c0->pawns_hi);
+        textbuf_put(&o, "\n");
+    } else if (u->confounded) {
+        textbuf_put(&o, "Unprotected pawns: not separable from the material in this design; not adjusted for\n");
+    }
     if (v->pawn_identified)
         textbuf_put(&o, "Scale: %.4f logit per pawn (%.1f Elo); ", v->scale, v->elo_per_pawn);
     textbuf_put(&o, "White's edge %.4f logit [%.4f, %.4f] = %.1f%%\n", v->white, v->white_lo, v->white_hi,
@@ -819,6 +911,38 @@ static int s_clusters_json(cJSON *o, const stats_values_t *v)
     return 0;
 }
 
+/* "unprotected_pawns": null when no game has any; {fitted: false, note}
+ * when the material explains it; else the effect per pawn (logit, elo,
+ * pawns), the mean difference and the unadjusted contrasts and values. */
+static int s_unprot_json(cJSON *o, const stats_values_t *v)
+{
+    const stats_unprot_t *u = &v->unprot;
+    if (!u->fitted && !u->confounded)
+        return cJSON_AddNullToObject(o, "unprotected_pawns") ? 0 : -1;
+    cJSON *e = cJSON_AddObjectToObject(o, "unprotected_pawns");
+    if (!e)
+        return -1;
+    cJSON_AddBoolToObject(e, "fitted", u->fitted);
+    cJSON_AddNumberToObject(e, "mean", u->mean);
+    if (!u->fitted) {
+        cJSON_AddStringToObject(e, "note", "the unprotected pawns always go with the same material in this "
+                                           "design: not separable, the values are not adjusted for them");
+        return 0;
+    }
+    cJSON_AddItemToObject(e, "logit", s_interval(u->logit, u->logit_lo, u->logit_hi));
+    cJSON_AddItemToObject(e, "elo", s_interval(u->elo, u->elo_lo, u->elo_hi));
+    if (u->in_pawns)
+        cJSON_AddItemToObject(e, "pawns", s_interval(u->pawns, u->pawns_lo, u->pawns_hi));
+    else
+        cJSON_AddNullToObject(e, "pawns");
+    cJSON *un = cJSON_AddObjectToObject(e, "unadjusted");
+    cJSON *list = un ? s_contrasts_json(u->unadj_contrasts, v->n_contrasts) : NULL;
+    if (!list)
+        return -1;
+    cJSON_AddItemToObject(un, "contrasts", list);
+    return s_values_json(un, u->unadj_piece, v->pawn_identified);
+}
+
 cJSON *stats_values_to_json(const stats_values_t *v)
 {
     cJSON *o = cJSON_CreateObject();
@@ -831,6 +955,7 @@ cJSON *stats_values_to_json(const stats_values_t *v)
     if (contrasts)
         cJSON_AddItemToObject(o, "contrasts", contrasts);
     bad |= s_values_json(o, v->piece, v->pawn_identified);
+    bad |= s_unprot_json(o, v);
     cJSON_AddStringToObject(o, "interval", "fieller");
     char unit[STATS_NOTE_MAX];
     stats_values_unit(v, unit, sizeof unit);

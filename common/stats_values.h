@@ -5,10 +5,12 @@
  * score and the pair it belongs to. The model, fitted to all games at once
  * by maximum likelihood (draws count as half points, quasi-binomial):
  *
- *   P(White scores) = logistic(w + sum_i beta_i * x_i)
+ *   P(White scores) = logistic(w + sum_i beta_i * x_i + gamma * u)
  *
  * with x the difference from White's view, beta_i the logit effect of piece
- * i and w White's edge. A design need not separate every piece: the fit
+ * i, w White's edge and gamma the logit effect of one unprotected start
+ * pawn (u: how many more the side under test had, from White's view; left
+ * out where no game has any or the material explains it). A design need not separate every piece: the fit
  * keeps a basis of its columns (stats_design.h) and reports what the
  * imbalances determine, in this order:
  *   1. contrasts (A-C, Q-A, Q-C, then other differences of two pieces) in
@@ -45,6 +47,8 @@ typedef struct {
     int8_t test_white;           /* 1: the side under test had White */
     int8_t stratum;              /* 0, or a label that splits the imbalance's raw
                                   * scores: 1..10 = file a..j of the removed pawn */
+    int8_t unprot;               /* start pawns no piece protects: the side under
+                                  * test's minus the other side's (a covariate) */
     double score;                /* 0, 0.5 or 1 for the side under test */
     int64_t pair;                /* the two games of a pair share this id */
     int64_t count;               /* identical pairs this record stands for (0 = 1):
@@ -63,6 +67,7 @@ enum { STATS_MOM_N, STATS_MOM_A, STATS_MOM_S, STATS_MOM_NB };
 
 typedef struct {
     int8_t diff[STATS_PIECE_NB]; /* the class's imbalance (side under test) */
+    int8_t unprot;               /* and its unprotected pawns (as in the games) */
 } stats_class_t;
 
 typedef struct {
@@ -104,6 +109,23 @@ typedef struct {
     double residual_z;                /* (score - predicted) / its standard error */
 } stats_imbalance_t;
 
+/* The unprotected-pawn covariate: the logit effect of one more start pawn
+ * that no piece protects on the side under test. The values and contrasts
+ * above it are adjusted for it; the unadjusted ones (the same fit without
+ * the covariate) are kept for comparison. */
+typedef struct {
+    int fitted;                         /* 1: in the model */
+    int confounded;                     /* 1: it varies, but always with the material
+                                         * (not separable: left out, values unadjusted) */
+    double logit, logit_lo, logit_hi;   /* 95% (Wald) */
+    double elo, elo_lo, elo_hi;
+    int in_pawns;                       /* 1: as a ratio to the pawn (Fieller 95%) */
+    double pawns, pawns_lo, pawns_hi;
+    double mean;                        /* mean over the games (side under test) */
+    stats_contrast_t unadj_contrasts[STATS_CONTRAST_MAX]; /* fitted: the fit without it */
+    stats_piece_value_t unadj_piece[STATS_PIECE_NB];
+} stats_unprot_t;
+
 typedef struct {
     stats_contrast_t contrasts[STATS_CONTRAST_MAX];
     int n_contrasts;
@@ -127,6 +149,7 @@ typedef struct {
     stats_imbalance_t *imbalances;    /* owned by this struct, most games first */
     int n_notes;                      /* what the design cannot separate */
     char notes[STATS_PIECE_NB][STATS_NOTE_MAX];
+    stats_unprot_t unprot;            /* the unprotected-pawn covariate */
     int lof_df;                       /* lack of fit over the imbalance rows: 0 = */
     double lof_chi2, lof_p;           /* no test (as many parameters as rows) */
 } stats_values_t;

@@ -101,6 +101,9 @@ int report_values_games(store_t *store, int64_t run_id, const rundoc_t *doc, int
             g->score = (t[i].b_white[gi] ? white : 2 - white) / 2.0;
             g->pair = (int64_t) i;
             g->count = t[i].count;
+            g->unprot = (int8_t) (t[i].unprot > STATS_DIFF_MAX    ? STATS_DIFF_MAX
+                                  : t[i].unprot < -STATS_DIFF_MAX ? -STATS_DIFF_MAX
+                                                                  : t[i].unprot);
         }
     }
     free(t);
@@ -168,9 +171,30 @@ static int s_imbalance_scores(store_t *store, int64_t run_id, const rundoc_t *do
     return 0;
 }
 
+/* The class of (imbalance name, unprotected pawns) in classes[0..*n), added
+ * when new; -1 for an imbalance the document does not name. */
+static int s_class_of(const rundoc_t *doc, const char *name, int unprot, stats_class_t *classes, int *imb,
+                      size_t *n)
+{
+    int k = -1;
+    for (size_t i = 0; i < doc->imbalance_count && k < 0; i++)
+        if (strcmp(doc->imbalances[i].name, name) == 0)
+            k = (int) i;
+    if (k < 0 || unprot > STATS_DIFF_MAX || unprot < -STATS_DIFF_MAX)
+        return -1;
+    for (size_t c = 0; c < *n; c++)
+        if (imb[c] == k && classes[c].unprot == unprot)
+            return (int) c;
+    stats_plan_diff(doc->imbalances[k].side, doc->imbalances[k].other, classes[*n].diff);
+    classes[*n].unprot = (int8_t) unprot;
+    imb[*n] = k;
+    return (int) (*n)++;
+}
+
 /* The run's round moments as the fit takes them (stats_rounds_t): one class
- * per imbalance of the document. The caller frees *classes_p and
- * *moments_p. 0, CAPA_EDB, CAPA_ENOMEM, or CAPA_ERANGE (no rounds). */
+ * per imbalance of the document and count of unprotected pawns. The caller
+ * frees *classes_p and *moments_p. 0, CAPA_EDB, CAPA_ENOMEM, or CAPA_ERANGE
+ * (no rounds). */
 static int s_round_moments(store_t *store, int64_t run_id, const runinfo_t *ri, stats_rounds_t *rd,
                            stats_class_t **classes_p, stats_moment_t **moments_p, char *err,
                            size_t errlen)
@@ -187,29 +211,26 @@ static int s_round_moments(store_t *store, int64_t run_id, const runinfo_t *ri, 
     int64_t rounds = 0;
     if (store_round_moments(store, run_id, k0, r0, w, segs, &rows, &nr, &rounds) < 0)
         return capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
-    const rundoc_t *doc = ri->doc;
-    stats_class_t *classes = calloc(doc->imbalance_count + 1, sizeof *classes);
+    /* every class appears as the first of some row (with itself) */
+    stats_class_t *classes = calloc(2 * nr + 1, sizeof *classes);
+    int *imb = calloc(2 * nr + 1, sizeof *imb);
     stats_moment_t *moments = calloc(nr + 1, sizeof *moments);
-    if (!classes || !moments) {
+    if (!classes || !imb || !moments) {
         free(rows);
         free(classes);
+        free(imb);
         free(moments);
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
-    for (size_t k = 0; k < doc->imbalance_count; k++)
-        stats_plan_diff(doc->imbalances[k].side, doc->imbalances[k].other, classes[k].diff);
-    size_t nm = 0;
+    size_t nm = 0, nc = 0;
     for (size_t i = 0; i < nr; i++) {
-        int idx[2] = { -1, -1 };
-        for (int e = 0; e < 2; e++)
-            for (size_t k = 0; k < doc->imbalance_count && idx[e] < 0; k++)
-                if (strcmp(doc->imbalances[k].name, rows[i].cls[e]) == 0)
-                    idx[e] = (int) k;
-        if (idx[0] < 0 || idx[1] < 0)
+        int j = s_class_of(ri->doc, rows[i].cls[0], rows[i].unprot[0], classes, imb, &nc);
+        int l = j < 0 ? -1 : s_class_of(ri->doc, rows[i].cls[1], rows[i].unprot[1], classes, imb, &nc);
+        if (j < 0 || l < 0)
             continue; /* an imbalance the document does not name: not in the games either */
         stats_moment_t *mo = &moments[nm++];
-        mo->j = idx[0];
-        mo->l = idx[1];
+        mo->j = j;
+        mo->l = l;
         /* A and S come in half points */
         static const double SCALE[3] = { 1.0, 0.5, 0.5 };
         for (int x = 0; x < 3; x++)
@@ -217,8 +238,9 @@ static int s_round_moments(store_t *store, int64_t run_id, const runinfo_t *ri, 
                 mo->m[x][y] = (double) rows[i].m[x][y] * SCALE[x] * SCALE[y];
     }
     free(rows);
-    *rd = (stats_rounds_t) { .classes = classes, .n_classes = doc->imbalance_count, .moments = moments,
-                             .n_moments = nm, .rounds = rounds };
+    free(imb);
+    *rd = (stats_rounds_t) { .classes = classes, .n_classes = nc, .moments = moments, .n_moments = nm,
+                             .rounds = rounds };
     *classes_p = classes;
     *moments_p = moments;
     return 0;

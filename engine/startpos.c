@@ -9,6 +9,7 @@
 
 #include <sodium.h>
 
+#include "attacks.h"
 #include "board.h"
 #include "crc.h"
 #include "err.h"
@@ -185,6 +186,27 @@ int startpos_imbalance_of(const startpos_spec_t *spec, int64_t k, size_t *imbala
         }
     }
     return CAPA_ERANGE;
+}
+
+int startpos_unprotected_pawns(const char *fen, int out[2], char *err, size_t errlen)
+{
+    out[0] = out[1] = 0;
+    board_t *b = malloc(sizeof *b);
+    if (!b)
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    int rc = board_set_fen(b, fen, VARIANT_CAPARANDOM, err, errlen);
+    if (rc == 0) {
+        bitboard_t occ = board_occupied(b);
+        for (int c = WHITE; c <= BLACK; c++) {
+            bitboard_t pawns = board_pieces(b, (color_t) c, PAWN);
+            while (pawns) {
+                square_t s = bb_pop_lsb(&pawns);
+                out[c] += (board_attackers_to(b, s, occ) & board_color_bb(b, (color_t) c)) == 0;
+            }
+        }
+    }
+    free(b);
+    return rc;
 }
 
 int startpos_round_segments(const startpos_spec_t *spec, int64_t *first_pair, int64_t *first_round,

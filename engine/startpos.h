@@ -97,6 +97,14 @@ int startpos_round_segments(const startpos_spec_t *spec, int64_t *first_pair, in
 int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, char *err,
                       size_t errlen);
 
+/* How many of each side's pawns in fen no piece or pawn of its own side
+ * protects (attacks, with the position's occupancy): out[0] White's, out[1]
+ * Black's. CRC arrays start with none; a removal can leave some (the store
+ * records the difference of a values pair's start in pairs.unprotected,
+ * sql/005, by a rule that tests/ compares with this function). 0 or
+ * CAPA_EINVAL / CAPA_ENOMEM with a message. */
+int startpos_unprotected_pawns(const char *fen, int out[2], char *err, size_t errlen);
+
 /* Reads a book file: one FEN per line, '#' comments and blank lines skipped.
  * If sha256_hex is non-empty it must match the file's SHA-256 (lower-case
  * hex) or CAPA_EINVAL. *lines_p: heap array of heap strings (caller frees

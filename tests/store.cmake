@@ -4,7 +4,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/pg.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/cases.cmake)
 
 capa_pg_executable(test_store ${CMAKE_CURRENT_LIST_DIR}/integration/test_store.c)
-target_link_libraries(test_store PRIVATE capastore)
+target_link_libraries(test_store PRIVATE capastore capaengine)
 
 set(store_restart_cases
   the_store_survives_a_postgresql_restart

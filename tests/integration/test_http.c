@@ -434,6 +434,8 @@ static void a_values_study_hears_at_submit_what_it_cannot_separate_and_its_repor
     const cJSON *pc0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(pc, "contrasts"), 0);
     CHECK_EQ_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(pc0, "name")), "A-C");
     CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(pc0, "pawns")));
+    /* full arrays: no pawn starts unprotected, nothing to adjust for */
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(vals, "unprotected_pawns")));
     /* every game's ending, with its share */
     const cJSON *e0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.json, "endings"), 0);
     CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e0, "end")));

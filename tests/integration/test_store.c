@@ -8,6 +8,7 @@
 #include "log.h"
 #include "store.h"
 #include "store_bulk.h"
+#include "startpos.h"
 #include "store_games.h"
 
 #include <pthread.h>
@@ -962,6 +963,83 @@ static void round_moments_sum_products_of_classes_meeting_in_a_round(void)
     store_destroy(&st);
 }
 
+/* pairs.unprotected (sql/005, computed in SQL from the start FEN) equals the
+ * engine's count from its attack tables, for values pairs dealt as a run
+ * deals them (removals of pieces and pawns), and pairs without an imbalance
+ * get none; the pair kinds carry it. */
+static void unprotected_pawns_of_a_start_match_the_engine(void)
+{
+    store_t *st = s_store();
+    int64_t run = s_run(st, PROTO_KIND_VALUES, 1000);
+    startpos_imbalance_t imb[5] = { { .label = "A vs C", .side = "A", .other = "C" },
+                                    { .label = "C vs R+B", .side = "C", .other = "RB" },
+                                    { .label = "pawn odds", .side = "", .other = "P" },
+                                    { .label = "N vs PPP", .side = "N", .other = "PPP" },
+                                    { .label = "Q vs A+N", .side = "Q", .other = "AN" } };
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 77, .imbalances = imb, .imbalance_count = 5 };
+    enum { NP = 400 };
+    static startpos_t sp[NP];
+    static store_pair_t p[NP];
+    int want[NP];
+    char err[256];
+    for (int k = 0; k < NP; k++) {
+        CHECK_MSG(startpos_for_pair(&spec, k, &sp[k], err, sizeof err) == 0, "%s", err);
+        int un[2];
+        CHECK_MSG(startpos_unprotected_pawns(sp[k].fen, un, err, sizeof err) == 0, "%s", err);
+        p[k] = s_pair(k, NULL);
+        p[k].fen = sp[k].fen;
+        p[k].fen2 = sp[k].fen2;
+        p[k].imbalance = sp[k].imbalance;
+        /* odd pairs name B's colour in game 1 the other way: the sign follows */
+        p[k].b_white[0] = k % 2 == 0;
+        p[k].b_white[1] = k % 2 != 0;
+        p[k].score = (p[k].b_white[0] ? p[k].result[0] : 2 - p[k].result[0]) +
+                     (p[k].b_white[1] ? p[k].result[1] : 2 - p[k].result[1]);
+        want[k] = (k % 2 == 0 ? 1 : -1) * (un[0] - un[1]);
+    }
+    CHECK_MSG(store_insert_pairs(st, run, p, NP, NULL, NULL) == 0, "%s", store_last_error(st));
+    PGconn *pg = PQconnectdb(s_conninfo);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT pair_no, unprotected FROM pairs WHERE run_id = %lld ORDER BY pair_no",
+             (long long) run);
+    PGresult *r = PQexec(pg, sql);
+    CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == NP);
+    int nonzero = 0;
+    for (int k = 0; k < NP && k < PQntuples(r); k++) {
+        int got = atoi(PQgetvalue(r, k, 1));
+        CHECK_MSG(got == want[k], "pair %d (%s, %s): SQL %d, engine %d", k, sp[k].imbalance, sp[k].fen, got,
+                  want[k]);
+        nonzero += got != 0;
+    }
+    PQclear(r);
+    CHECK(nonzero > NP / 10); /* the removals do leave pawns unprotected */
+    /* the pair kinds carry it: their counts by value equal the engine's */
+    store_pair_type_t *t = NULL;
+    size_t n = 0;
+    CHECK(store_pair_types(st, run, 1, &t, &n) == 0);
+    int64_t by_sql[21] = { 0 }, by_engine[21] = { 0 };
+    for (size_t i = 0; i < n; i++)
+        if (t[i].unprot >= -10 && t[i].unprot <= 10)
+            by_sql[t[i].unprot + 10] += t[i].count;
+    for (int k = 0; k < NP; k++)
+        by_engine[want[k] + 10]++;
+    for (int u = 0; u < 21; u++)
+        CHECK_EQ_INT(by_sql[u], by_engine[u]);
+    free(t);
+    /* a pair of a run without imbalances records nothing */
+    int64_t sprt = s_run(st, PROTO_KIND_SPRT, 10);
+    store_pair_t q = s_pair(0, NULL);
+    q.fen = sp[0].fen;
+    CHECK(store_insert_pairs(st, sprt, &q, 1, NULL, NULL) == 0);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND unprotected IS NULL",
+             (long long) sprt);
+    r = PQexec(pg, sql);
+    CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "1") == 0);
+    PQclear(r);
+    PQfinish(pg);
+    store_destroy(&st);
+}
+
 /* ---- leases ---------------------------------------------------------------- */
 
 static void expired_leases_return_exactly_the_unstored_pairs(void)
@@ -1585,6 +1663,7 @@ static const check_case_t CASES[] = {
     CASE(imbalance_games_are_counted_from_the_side_under_test),
     CASE(pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings),
     CASE(round_moments_sum_products_of_classes_meeting_in_a_round),
+    CASE(unprotected_pawns_of_a_start_match_the_engine),
     CASE(expired_leases_return_exactly_the_unstored_pairs),
     CASE(leases_survive_a_new_store_and_extend),
     CASE(runs_move_through_their_statuses),

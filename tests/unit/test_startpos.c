@@ -201,6 +201,39 @@ static void round_segments_give_every_pair_its_round(void)
     CHECK_EQ_INT(startpos_round_segments(&spec, k0, r0, w, 1), CAPA_ERANGE);
 }
 
+/* Full CRC arrays protect every pawn; removing an archbishop leaves more of
+ * that side's pawns unprotected on average than removing a chancellor (issue
+ * 14 measured 0.53 and 0.39). */
+static void removals_leave_pawns_unprotected_and_full_arrays_none(void)
+{
+    startpos_imbalance_t imb[3] = { { .label = "A vs nothing", .side = "A", .other = "" },
+                                    { .label = "C vs nothing", .side = "C", .other = "" },
+                                    { .label = "nothing vs nothing", .side = "", .other = "" } };
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 2026, .imbalances = imb, .imbalance_count = 3 };
+    char err[256];
+    enum { ROUNDS = 2000 };
+    double sum[3] = { 0 };
+    for (int64_t k = 0; k < 3 * ROUNDS; k++) {
+        startpos_t s;
+        CHECK_MSG(startpos_for_pair(&spec, k, &s, err, sizeof err) == 0, "%s", err);
+        int un[2], un2[2];
+        CHECK_MSG(startpos_unprotected_pawns(s.fen, un, err, sizeof err) == 0, "%s", err);
+        CHECK(startpos_unprotected_pawns(s.fen2, un2, err, sizeof err) == 0);
+        /* fen: B is White and keeps everything; the other side (Black) lost the piece */
+        CHECK_EQ_INT(un[0], 0);
+        CHECK_EQ_INT(un2[0], un[1]); /* fen2 is the mirror: B is Black */
+        CHECK_EQ_INT(un2[1], 0);
+        sum[k % 3] += un[1];
+    }
+    printf("  unprotected pawns after removing A %.3f, C %.3f, nothing %.3f (%d arrays)\n", sum[0] / ROUNDS,
+           sum[1] / ROUNDS, sum[2] / ROUNDS, ROUNDS);
+    CHECK_EQ_INT((int64_t) sum[2], 0);
+    CHECK(sum[0] / ROUNDS > 0.45 && sum[0] / ROUNDS < 0.61);
+    CHECK(sum[1] / ROUNDS > 0.31 && sum[1] / ROUNDS < 0.47);
+    int un[2];
+    CHECK_EQ_INT(startpos_unprotected_pawns("not a fen", un, err, sizeof err), CAPA_EINVAL);
+}
+
 static void several_pawns_come_off_different_files(void)
 {
     startpos_imbalance_t imb[1] = { { .label = "N vs PPP", .side = "N", .other = "PPP", .pairs = 50 } };
@@ -425,6 +458,7 @@ static const check_case_t CASES[] = {
     CASE(values_pairs_cycle_through_the_imbalances_with_b_holding_the_pieces),
     CASE(imbalances_with_unequal_pair_counts_are_dealt_in_rounds),
     CASE(round_segments_give_every_pair_its_round),
+    CASE(removals_leave_pawns_unprotected_and_full_arrays_none),
     CASE(several_pawns_come_off_different_files),
     CASE(removals_are_balanced_pawn_files_turn_and_each_side_of_a_pair_goes_as_often),
     CASE(variant_starts_play_reproducible_random_plies),
