@@ -364,6 +364,46 @@ static int s_run(store_t *st, int argc, char **argv)
         cJSON_Delete(rep);
         return 0;
     }
+    if (argc == 3 && strcmp(argv[1], "refit") == 0) {
+        /* A values run's estimate fitted again now, as the coordinator does
+         * when the run's data change: for a run that has ended, after the
+         * fit itself changed (e.g. round clustering, unprotected pawns). */
+        if (s_parse_id(argv[2], &id) < 0)
+            return s_usage();
+        store_run_t run;
+        memset(&run, 0, sizeof run);
+        int rc = store_run_get(st, id, &run);
+        if (rc < 0) {
+            fprintf(stderr, "capa-coordinator: %s\n",
+                    rc == CAPA_ENOTFOUND ? "no such run" : store_last_error(st));
+            return 1;
+        }
+        int64_t pairs = run.totals.pairs;
+        bool values = run.kind == PROTO_KIND_VALUES;
+        store_run_clear(&run);
+        if (!values || pairs < 1) {
+            fprintf(stderr, "capa-coordinator: run %lld %s: nothing to refit\n", (long long) id,
+                    values ? "has no pairs yet" : "is not a values run");
+            return 1;
+        }
+        cJSON *rep = NULL;
+        if (report_build(st, id, REPORT_FIT, &rep, err, sizeof err) < 0) {
+            fprintf(stderr, "capa-coordinator: %s\n", err);
+            return 1;
+        }
+        char *text = cJSON_PrintUnformatted(rep);
+        rc = text ? store_estimate_put(st, id, pairs, text) : CAPA_ENOMEM;
+        free(text);
+        char *shown = rc == 0 ? report_format(rep) : NULL;
+        cJSON_Delete(rep);
+        if (rc < 0) {
+            fprintf(stderr, "capa-coordinator: %s\n", rc == CAPA_ENOMEM ? "out of memory" : store_last_error(st));
+            return 1;
+        }
+        printf("run %lld: refitted over %lld pairs\n%s", (long long) id, (long long) pairs, shown ? shown : "");
+        free(shown);
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "stop") == 0) {
         if (s_parse_id(argv[2], &id) < 0)
             return s_usage();

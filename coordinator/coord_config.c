@@ -47,7 +47,7 @@ static const config_item_t ITEMS[] = {
 static const config_spec_t SPEC = {
     "capa-coordinator",
     "[options] [serve | migrate | contributor add NAME [--admin] | contributor revoke NAME |\n"
-    "          contributor list | run submit FILE.json | run list | run show ID | run stop ID | run resume ID]",
+    "          contributor list | run submit FILE.json | run list | run show ID | run refit ID | run stop ID | run resume ID]",
     ITEMS,
 };
 

@@ -1100,6 +1100,32 @@ static void admin_subcommands_show_a_token_once_and_refuse_bad_documents(void)
     CHECK(strstr(out, "only a stopped run") != NULL);
     CHECK(s_admin(&fx, "run resume 99", out, sizeof out) == 1);
     CHECK_EQ_INT(s_admin(&fx, "run stop 1", out, sizeof out), 0);
+    /* run refit: a values run's estimate fitted again now; refused for an
+     * SPRT run, a run without pairs and a run that does not exist */
+    CHECK_EQ_INT(s_admin(&fx, "run refit 1", out, sizeof out), 1);
+    CHECK(strstr(out, "not a values run") != NULL);
+    CHECK_EQ_INT(s_admin(&fx, "run submit '" CAPA_SOURCE_DIR "/configs/quickstart-values.json'", out,
+                         sizeof out), 0);
+    CHECK_EQ_INT(atoi(out), 2);
+    CHECK_EQ_INT(s_admin(&fx, "run stop 2", out, sizeof out), 0);
+    CHECK_EQ_INT(s_admin(&fx, "run refit 2", out, sizeof out), 1);
+    CHECK(strstr(out, "no pairs yet") != NULL);
+    CHECK(s_admin(&fx, "run refit 99", out, sizeof out) != 0);
+    /* six pairs of its first round (A vs C .. C vs R+B, then R vs B+P): B wins
+     * as White and draws as Black in each */
+    CHECK_EQ_INT(coord_fx_sql(&fx,
+                              "WITH i AS (INSERT INTO pairs (run_id, pair_no, fen, imbalance, result1, result2,"
+                              " b_white1, b_white2, end1, end2, plies1, plies2, score)"
+                              " SELECT 2, k, 'rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1',"
+                              " (ARRAY['A vs C','A vs Q','C vs Q','A vs R+N','C vs R+B','R vs B+P'])[k + 1],"
+                              " 2, 1, true, false, 'checkmate', 'adjudication_draw', 80, 80, 3"
+                              " FROM generate_series(0, 5) k RETURNING 1),"
+                              " u AS (UPDATE runs SET pairs_done = 6 WHERE id = 2 RETURNING 1)"
+                              " SELECT (SELECT count(*) FROM i) + (SELECT count(*) FROM u)"),
+                 7);
+    CHECK_EQ_INT(s_admin(&fx, "run refit 2", out, sizeof out), 0);
+    CHECK_MSG(strstr(out, "run 2: refitted over 6 pairs") != NULL, "%.300s", out);
+    CHECK_EQ_INT(coord_fx_sql(&fx, "SELECT count(*) FROM estimates WHERE run_id = 2 AND pairs_used = 6"), 1);
     CHECK(s_admin(&fx, "run frobnicate", out, sizeof out) == 2);
     /* Settings may follow the subcommand too. */
     char cmd[2048];
