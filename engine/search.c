@@ -155,7 +155,7 @@ static bool s_should_abort(search_t *s)
         s->aborted = true;
         return true;
     }
-    if ((s->nodes & 1023) == 0) {
+    if ((s->nodes & 255) == 0) {
         if (atomic_load_explicit(&s->stop, memory_order_relaxed))
             s->aborted = true;
         else if (s->timed && s_elapsed(s) >= s->tm.hard_ms)
@@ -455,7 +455,8 @@ int search_go(search_t *s, const board_t *root, const search_limits_t *limits,
     s->limits = *limits;
     color_t us = board_side(root);
     timeman_init(&s->tm, limits->infinite ? 0 : limits->movetime_ms,
-                 limits->infinite ? -1 : limits->time_ms[us], limits->inc_ms[us], limits->movestogo);
+                 limits->infinite ? -1 : limits->time_ms[us], limits->inc_ms[us], limits->movestogo,
+                 limits->overhead_ms);
     s->timed = s->tm.hard_ms >= 0;
     s->start_ms = s->timed || s->info_fn ? timeman_now_ms() : 0;
     s->nodes = 0;
@@ -478,7 +479,7 @@ int search_go(search_t *s, const board_t *root, const search_limits_t *limits,
     int max_depth = limits->depth > 0 && limits->depth < SEARCH_MAX_DEPTH ? limits->depth
                                                                           : SEARCH_MAX_DEPTH;
     bool single = root_moves->count == 1;
-    int prev = 0;
+    int prev = 0, stable = 0;
     for (int d = 1; d <= max_depth; d++) {
         s->root_best = MOVE_NONE;
         int delta = 30;
@@ -517,10 +518,12 @@ int search_go(search_t *s, const board_t *root, const search_limits_t *limits,
             }
             break;
         }
+        int drop = completed > 0 ? prev - score : 0;
         completed = d;
         prev = score;
         best_score = score;
         if (s->pv_len[0] > 0) {
+            stable = s->pv[0][0] == best && d > 1 ? stable + 1 : 0;
             best = s->pv[0][0];
             ponder = s->pv_len[0] > 1 ? s->pv[0][1] : MOVE_NONE;
         }
@@ -528,7 +531,7 @@ int search_go(search_t *s, const board_t *root, const search_limits_t *limits,
         if (s->timed && !limits->infinite) {
             if (single)
                 break;
-            if (s_elapsed(s) >= s->tm.soft_ms)
+            if (s_elapsed(s) >= timeman_soft_scaled(&s->tm, timeman_scale(stable, drop)))
                 break;
         }
         if (atomic_load(&s->stop))

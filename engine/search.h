@@ -35,6 +35,7 @@ typedef struct {
     int64_t time_ms[COLOR_NB];  /* clocks; -1 = none */
     int64_t inc_ms[COLOR_NB];
     int movestogo;          /* 0 = sudden death */
+    int64_t overhead_ms;    /* clock kept back for latency; 0 = TIMEMAN_OVERHEAD_MS */
     bool infinite;          /* search until search_stop (still bounded by depth/nodes if set) */
 } search_limits_t;
 

@@ -17,6 +17,7 @@
 #include "params.h"
 #include "perft.h"
 #include "search.h"
+#include "timeman.h"
 
 #define UCI_DEFAULT_HASH 16
 #define UCI_MAX_HASH 65536
@@ -37,6 +38,18 @@ typedef struct {
     bool infinite;
     atomic_bool stop_requested;
     search_limits_t limits;
+
+    /* The latency the GUI charges beyond this engine's own measurement
+     * (pipes, and waiting for a CPU on a loaded machine), learnt from the
+     * clocks: after a move that took spent ms here, the next clock of that
+     * side should be clock - spent + inc; what it is below that is lag. Per
+     * side, since one engine may be asked to play both. */
+    int64_t lag_clock[COLOR_NB];  /* the side's clock at its last go; -1: none */
+    int64_t lag_inc[COLOR_NB];
+    int64_t lag_spent[COLOR_NB];  /* go read to bestmove written, ms */
+    int64_t lag_ms;               /* a decaying maximum of the lags seen */
+    int64_t go_ms;                /* when the running go was read */
+    color_t go_side;
 } uci_t;
 
 static void s_send(uci_t *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -86,6 +99,51 @@ static void s_info(const search_info_t *info, const board_t *root, void *ctx)
     s_send(u, "%s", line);
 }
 
+/* The bestmove line (ponder may be NULL), and the time it ends for the lag
+ * estimate. */
+static void s_send_bestmove(uci_t *u, const char *best, const char *ponder)
+{
+    u->lag_spent[u->go_side] = timeman_now_ms() - u->go_ms;
+    if (ponder)
+        s_send(u, "bestmove %s ponder %s", best, ponder);
+    else
+        s_send(u, "bestmove %s", best);
+}
+
+/* Forgets the latency learnt (a new game). */
+static void s_lag_reset(uci_t *u)
+{
+    for (int c = 0; c < COLOR_NB; c++)
+        u->lag_clock[c] = -1;
+    u->lag_ms = 0;
+}
+
+/* Learns from the clock of a go with a clock for the side to move, and
+ * sets the search's overhead: the default plus the lag expected. */
+#define UCI_LAG_MAX 1000
+static void s_lag_update(uci_t *u, search_limits_t *l)
+{
+    color_t c = board_side(u->board);
+    u->go_side = c;
+    u->go_ms = timeman_now_ms();
+    if (l->time_ms[c] < 0 || l->movetime_ms > 0 || l->infinite)
+        return;
+    if (u->lag_clock[c] >= 0) {
+        int64_t lag = u->lag_clock[c] - u->lag_spent[c] + u->lag_inc[c] - l->time_ms[c];
+        if (lag > UCI_LAG_MAX)
+            lag = UCI_LAG_MAX;
+        /* below 0: more time than expected (a new game without ucinewgame) */
+        int64_t decayed = u->lag_ms - u->lag_ms / 8;
+        u->lag_ms = lag > decayed ? lag : decayed;
+    }
+    u->lag_clock[c] = l->time_ms[c];
+    u->lag_inc[c] = l->inc_ms[c] > 0 ? l->inc_ms[c] : 0;
+    l->overhead_ms = TIMEMAN_OVERHEAD_MS + u->lag_ms;
+    if (u->lag_ms > 0)
+        s_send(u, "info string latency %" PRId64 " ms (learnt from the clocks) kept back",
+               u->lag_ms);
+}
+
 static void *s_search_thread(void *arg)
 {
     uci_t *u = arg;
@@ -103,11 +161,11 @@ static void *s_search_thread(void *arg)
         board_make(u->scratch, r.best);
         if (movegen_is_legal(u->scratch, r.ponder)) {
             move_to_uci(u->scratch, r.ponder, s_960(u), ponder);
-            s_send(u, "bestmove %s ponder %s", best, ponder);
+            s_send_bestmove(u, best, ponder);
             return NULL;
         }
     }
-    s_send(u, "bestmove %s", best);
+    s_send_bestmove(u, best, NULL);
     return NULL;
 }
 
@@ -383,6 +441,7 @@ static void s_cmd_go(uci_t *u, char *save)
         l->infinite = true;
         u->infinite = true;
     }
+    s_lag_update(u, l);
     atomic_store(&u->stop_requested, false);
     search_clear_stop(u->search);
     if (pthread_create(&u->thread, NULL, s_search_thread, u) != 0) {
@@ -400,6 +459,7 @@ int uci_loop(FILE *in, FILE *out)
     u->out = out;
     pthread_mutex_init(&u->out_lock, NULL);
     u->hash_mb = UCI_DEFAULT_HASH;
+    s_lag_reset(u);
     u->variant = VARIANT_CAPABLANCA;
     params_default(&u->params);
     u->search = search_new(u->hash_mb);
@@ -440,6 +500,7 @@ int uci_loop(FILE *in, FILE *out)
             s_stop(u);
             search_new_game(u->search);
             s_set_startpos(u);
+            s_lag_reset(u);
         } else if (strcmp(cmd, "setoption") == 0) {
             s_cmd_setoption(u, copy + (cmd - line) + strlen(cmd));
         } else if (strcmp(cmd, "position") == 0) {

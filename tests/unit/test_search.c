@@ -8,6 +8,7 @@
 #include "notation.h"
 #include "search.h"
 #include "see.h"
+#include "timeman.h"
 
 static board_t s_board;
 
@@ -190,6 +191,57 @@ static void a_movetime_limit_is_respected(void)
     search_destroy(&s);
 }
 
+static void the_clock_gives_soft_and_hard_limits_within_what_is_left(void)
+{
+    timeman_t tm;
+    /* movetime: both limits at movetime less the overhead (not below half) */
+    timeman_init(&tm, 500, -1, 0, 0, 200);
+    CHECK(tm.soft_ms == 300 && tm.hard_ms == 300 && tm.fixed);
+    CHECK(timeman_soft_scaled(&tm, 2.0) == 300 && timeman_soft_scaled(&tm, 0.5) == 300);
+    timeman_init(&tm, 100, -1, 0, 0, 0);
+    CHECK_EQ_INT(tm.hard_ms, 70); /* the default overhead, 30 ms */
+    /* no limit */
+    timeman_init(&tm, 0, -1, 0, 0, 0);
+    CHECK(tm.soft_ms < 0 && tm.hard_ms < 0 && timeman_soft_scaled(&tm, 1.0) < 0);
+    /* a clock: 35 moves to go, three quarters of the increment */
+    timeman_init(&tm, 0, 10030, 100, 0, 0);
+    CHECK(!tm.fixed);
+    CHECK_EQ_INT(tm.soft_ms, (10000 / 35 + 75) * 6 / 10);
+    CHECK_EQ_INT(tm.hard_ms, (10000 / 35 + 75) * 4);
+    /* the overhead comes off the clock first */
+    timeman_t more;
+    timeman_init(&more, 0, 10030, 100, 0, 1030);
+    CHECK(more.soft_ms < tm.soft_ms && more.hard_ms < tm.hard_ms);
+    /* a short clock: the hard limit is at most a quarter of what is left */
+    timeman_init(&tm, 0, 230, 20, 0, 0);
+    CHECK(tm.hard_ms <= 50 && tm.soft_ms <= tm.hard_ms);
+    /* an overhead beyond the clock still leaves a positive limit */
+    timeman_init(&tm, 0, 100, 0, 0, 500);
+    CHECK(tm.soft_ms >= 1 && tm.hard_ms >= 1);
+}
+
+static void the_soft_limit_scales_with_stability_and_never_passes_the_hard_one(void)
+{
+    /* a new best move gets the most time, a settled one the least */
+    CHECK(timeman_scale(0, 0) > timeman_scale(1, 0));
+    for (int st = 1; st < 6; st++)
+        CHECK(timeman_scale(st, 0) <= timeman_scale(st - 1, 0));
+    CHECK(timeman_scale(5, 0) < 1.0 && timeman_scale(0, 0) > 1.0);
+    /* a falling score asks for more */
+    CHECK(timeman_scale(3, 30) > timeman_scale(3, 0));
+    CHECK(timeman_scale(3, 100) > timeman_scale(3, 30));
+    CHECK(timeman_scale(3, -50) == timeman_scale(3, 0));
+    timeman_t tm;
+    timeman_init(&tm, 0, 60030, 0, 0, 0);
+    CHECK_EQ_INT(timeman_soft_scaled(&tm, 1.0), tm.soft_ms);
+    CHECK_EQ_INT(timeman_soft_scaled(&tm, 0.1), tm.soft_ms / 2);
+    CHECK_EQ_INT(timeman_soft_scaled(&tm, 1.5), tm.soft_ms * 3 / 2);
+    CHECK(timeman_soft_scaled(&tm, 100.0) <= 2 * tm.soft_ms);
+    /* with movestogo 1 the hard limit is close to the soft one: never passed */
+    timeman_init(&tm, 0, 1030, 0, 1, 0);
+    CHECK(timeman_soft_scaled(&tm, 2.0) <= tm.hard_ms);
+}
+
 static void see_judges_simple_exchanges(void)
 {
     move_t m;
@@ -231,6 +283,8 @@ static const check_case_t CASES[] = {
     CASE(a_stop_request_ends_an_infinite_search_with_a_legal_move),
     CASE(stop_from_another_thread_interrupts_a_running_search),
     CASE(a_movetime_limit_is_respected),
+    CASE(the_clock_gives_soft_and_hard_limits_within_what_is_left),
+    CASE(the_soft_limit_scales_with_stability_and_never_passes_the_hard_one),
     CASE(see_judges_simple_exchanges),
     CASE(searches_in_every_variant_return_legal_moves),
     { 0 } };

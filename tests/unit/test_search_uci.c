@@ -177,6 +177,28 @@ static void random_protocol_noise_never_crashes_the_loop(void)
     free(input);
 }
 
+static void latency_is_learnt_from_the_clocks_and_forgotten_by_a_new_game(void)
+{
+    /* White's clock falls from 3000 to 500 ms over a move that took this
+     * engine far less (the second go stops the first search at once): the
+     * lag, capped at 1000 ms, is kept back; a clock that falls by what the
+     * engine used teaches nothing, and ucinewgame forgets. */
+    char *out = s_run("position startpos\ngo wtime 3000 btime 3000\n"
+                      "position startpos moves e2e4 e7e5\ngo wtime 500 btime 3000\nisready\n");
+    CHECK_MSG(strstr(out, "info string latency 1000 ms (learnt from the clocks) kept back\n"),
+              "%s", out);
+    free(out);
+    out = s_run("position startpos\ngo wtime 3000 btime 3000 winc 100 binc 100\n"
+                "position startpos moves e2e4 e7e5\ngo wtime 3100 btime 3000 winc 100 binc 100\n"
+                "isready\n");
+    CHECK_MSG(!strstr(out, "latency"), "%s", out);
+    free(out);
+    out = s_run("position startpos\ngo wtime 3000 btime 3000\nucinewgame\n"
+                "position startpos moves e2e4 e7e5\ngo wtime 500 btime 3000\nisready\n");
+    CHECK_MSG(!strstr(out, "latency"), "%s", out);
+    free(out);
+}
+
 static const check_case_t CASES[] = {
     CASE(the_handshake_lists_variants_and_every_parameter),
     CASE(go_depth_answers_with_info_and_a_legal_bestmove),
@@ -186,6 +208,7 @@ static const check_case_t CASES[] = {
     CASE(a_parameter_option_changes_the_evaluation),
     CASE(infinite_search_waits_for_stop_before_bestmove),
     CASE(random_protocol_noise_never_crashes_the_loop),
+    CASE(latency_is_learnt_from_the_clocks_and_forgotten_by_a_new_game),
     { 0 } };
 
 int main(int argc, char **argv)
