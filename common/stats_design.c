@@ -103,6 +103,20 @@ static int s_cholesky_of(const double g[STATS_COEF_NB][STATS_COEF_NB], const int
     return stats_cholesky(sub, k, l);
 }
 
+/* Keeps column f when it adds a direction to the kept ones: 1, or 0. */
+static int s_keep(const double g[STATS_COEF_NB][STATS_COEF_NB], stats_design_t *d, int f)
+{
+    int idx[STATS_COEF_NB];
+    memcpy(idx, d->full, sizeof(int) * (size_t) d->m);
+    idx[d->m] = f;
+    double l[STATS_COEF_NB][STATS_COEF_NB];
+    if (s_cholesky_of(g, idx, d->m + 1, l) != 0)
+        return 0;
+    d->col[f] = d->m;
+    d->full[d->m++] = f;
+    return 1;
+}
+
 int stats_design_analyse(const double g[STATS_COEF_NB][STATS_COEF_NB], stats_design_t *d, char *err,
                          size_t errlen)
 {
@@ -127,17 +141,8 @@ int stats_design_analyse(const double g[STATS_COEF_NB][STATS_COEF_NB], stats_des
             /* the covariate last: kept when it adds a direction, else left out */
             if (!(g[f][f] > 0.0))
                 continue;
-            int idx[STATS_COEF_NB];
-            memcpy(idx, d->full, sizeof(int) * (size_t) d->m);
-            idx[d->m] = f;
-            double l[STATS_COEF_NB][STATS_COEF_NB];
-            if (s_cholesky_of(g, idx, d->m + 1, l) == 0) {
-                d->col[f] = d->m;
-                d->full[d->m++] = f;
-                d->covariate = 1;
-            } else {
-                d->covariate_confounded = 1;
-            }
+            d->covariate = s_keep(g, d, f);
+            d->covariate_confounded = !d->covariate;
             continue;
         }
         if (!d->active[f - 1]) {
@@ -146,17 +151,13 @@ int stats_design_analyse(const double g[STATS_COEF_NB][STATS_COEF_NB], stats_des
             d->n_null++;
             continue;
         }
-        int idx[STATS_COEF_NB];
-        memcpy(idx, d->full, sizeof(int) * (size_t) d->m);
-        idx[d->m] = f;
-        double l[STATS_COEF_NB][STATS_COEF_NB];
-        if (s_cholesky_of(g, idx, d->m + 1, l) == 0) {
-            d->col[f] = d->m;
-            d->full[d->m++] = f;
+        if (s_keep(g, d, f))
             continue;
-        }
         /* Column f is a combination of the kept ones: x_f = sum_s a_s x_s with
          * G_SS a = G_Sf; the direction e_f - sum_s a_s e_s changes nothing. */
+        int idx[STATS_COEF_NB];
+        memcpy(idx, d->full, sizeof(int) * (size_t) d->m);
+        double l[STATS_COEF_NB][STATS_COEF_NB];
         s_cholesky_of(g, idx, d->m, l);
         double y[STATS_COEF_NB], a[STATS_COEF_NB];
         for (int i = 0; i < d->m; i++) {

@@ -442,6 +442,30 @@ static void s_linear(const double *c, const double *b, const double v[S_DIM][S_D
 
 #define S_ELO (400.0 / M_LN10)
 
+/* The combination c'b (full coordinates) in logit and Elo with its Wald
+ * interval and, when scaled, as a ratio to the pawn with Fieller's. */
+static void s_combination(const double *c, const double *b, const double v[S_DIM][S_DIM], int scaled,
+                          stats_contrast_t *ct)
+{
+    const int fp = 1 + STATS_P;
+    double est, var, vab = 0.0;
+    s_linear(c, b, v, &est, &var);
+    double h = S_Z95 * sqrt(var);
+    ct->logit = est;
+    ct->logit_lo = est - h;
+    ct->logit_hi = est + h;
+    ct->elo = est * S_ELO;
+    ct->elo_lo = ct->logit_lo * S_ELO;
+    ct->elo_hi = ct->logit_hi * S_ELO;
+    if (!scaled)
+        return;
+    for (int j = 0; j < S_DIM; j++)
+        vab += c[j] * v[j][fp];
+    ct->in_pawns = 1;
+    ct->pawns = est / b[fp];
+    stats_fieller(est, b[fp], var, vab, v[fp][fp], S_Z95, &ct->pawns_lo, &ct->pawns_hi);
+}
+
 /* Values, contrasts and the scale from the coefficients b and their
  * covariance v (full coordinates). */
 static void s_summaries(const s_design_t *d, const double *b, const double v[S_DIM][S_DIM],
@@ -487,48 +511,24 @@ static void s_summaries(const s_design_t *d, const double *b, const double v[S_D
     for (int i = 0; i < r->n_contrasts; i++) {
         stats_contrast_t *ct = &r->contrasts[i];
         memset(ct, 0, sizeof *ct);
-        snprintf(ct->name, sizeof ct->name, "%s", defs[i].name);
+        memcpy(ct->name, defs[i].name, sizeof ct->name); /* both 24 bytes, NUL-terminated */
+        ct->name[sizeof ct->name - 1] = '\0';
         ct->estimable = defs[i].estimable;
-        if (!ct->estimable)
-            continue;
-        double est, var, vab = 0.0;
-        s_linear(defs[i].coef, b, v, &est, &var);
-        double h = S_Z95 * sqrt(var);
-        ct->logit = est;
-        ct->logit_lo = est - h;
-        ct->logit_hi = est + h;
-        ct->elo = est * S_ELO;
-        ct->elo_lo = ct->logit_lo * S_ELO;
-        ct->elo_hi = ct->logit_hi * S_ELO;
-        if (!r->scaled)
-            continue;
-        for (int j = 0; j < S_DIM; j++)
-            vab += defs[i].coef[j] * v[j][fp];
-        ct->in_pawns = 1;
-        ct->pawns = est / kp;
-        stats_fieller(est, kp, var, vab, vpp, S_Z95, &ct->pawns_lo, &ct->pawns_hi);
+        if (ct->estimable)
+            s_combination(defs[i].coef, b, v, r->scaled, ct);
     }
     r->n_notes = stats_design_explain(d, r->notes, STATS_PIECE_NB);
     stats_unprot_t *u = &r->unprot;
     u->fitted = d->covariate;
     u->confounded = d->covariate_confounded;
+    memset(&u->effect, 0, sizeof u->effect);
     if (!d->covariate)
         return;
-    double c[S_DIM] = { 0 }, est, var;
+    double c[S_DIM] = { 0 };
     c[STATS_COEF_U] = 1.0;
-    s_linear(c, b, v, &est, &var);
-    double h = S_Z95 * sqrt(var);
-    u->logit = est;
-    u->logit_lo = est - h;
-    u->logit_hi = est + h;
-    u->elo = est * S_ELO;
-    u->elo_lo = u->logit_lo * S_ELO;
-    u->elo_hi = u->logit_hi * S_ELO;
-    if (r->scaled) {
-        u->in_pawns = 1;
-        u->pawns = est / kp;
-        stats_fieller(est, kp, var, v[STATS_COEF_U][fp], vpp, S_Z95, &u->pawns_lo, &u->pawns_hi);
-    }
+    snprintf(u->effect.name, sizeof u->effect.name, "unprotected pawn");
+    u->effect.estimable = 1;
+    s_combination(c, b, v, r->scaled, &u->effect);
 }
 
 int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, char *err, size_t errlen)
@@ -795,9 +795,10 @@ int stats_values_format(const stats_values_t *v, char *buf, size_t len)
     const stats_unprot_t *u = &v->unprot;
     if (u->fitted) {
         textbuf_put(&o, "Unprotected pawns (adjusted for; side under test %+.2f on average): %+.3f logit per pawn "
-                        "[%+.3f, %+.3f]", u->mean, u->logit, u->logit_lo, u->logit_hi);
-        if (u->in_pawns)
-            textbuf_put(&o, " = %+.3f pawns [%+.3f, %+.3f]", u->pawns, u->pawns_lo, u->pawns_hi);
+                        "[%+.3f, %+.3f]", u->mean, u->effect.logit, u->effect.logit_lo, u->effect.logit_hi);
+        if (u->effect.in_pawns)
+            textbuf_put(&o, " = %+.3f pawns [%+.3f, %+.3f]", u->effect.pawns, u->effect.pawns_lo,
+                        u->effect.pawns_hi);
         const stats_contrast_t *c0 = &u->unadj_contrasts[0];
         if (v->n_contrasts > 0 && c0->in_pawns)
             textbuf_put(&o, "; unadjusted %s %+.3f pawns [%+.3f, %+.3f]", c0->name, c0->pawns, c0->pawns_lo,
@@ -929,10 +930,11 @@ static int s_unprot_json(cJSON *o, const stats_values_t *v)
                                            "design: not separable, the values are not adjusted for them");
         return 0;
     }
-    cJSON_AddItemToObject(e, "logit", s_interval(u->logit, u->logit_lo, u->logit_hi));
-    cJSON_AddItemToObject(e, "elo", s_interval(u->elo, u->elo_lo, u->elo_hi));
-    if (u->in_pawns)
-        cJSON_AddItemToObject(e, "pawns", s_interval(u->pawns, u->pawns_lo, u->pawns_hi));
+    const stats_contrast_t *x = &u->effect;
+    cJSON_AddItemToObject(e, "logit", s_interval(x->logit, x->logit_lo, x->logit_hi));
+    cJSON_AddItemToObject(e, "elo", s_interval(x->elo, x->elo_lo, x->elo_hi));
+    if (x->in_pawns)
+        cJSON_AddItemToObject(e, "pawns", s_interval(x->pawns, x->pawns_lo, x->pawns_hi));
     else
         cJSON_AddNullToObject(e, "pawns");
     cJSON *un = cJSON_AddObjectToObject(e, "unadjusted");

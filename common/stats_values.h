@@ -117,10 +117,8 @@ typedef struct {
     int fitted;                         /* 1: in the model */
     int confounded;                     /* 1: it varies, but always with the material
                                          * (not separable: left out, values unadjusted) */
-    double logit, logit_lo, logit_hi;   /* 95% (Wald) */
-    double elo, elo_lo, elo_hi;
-    int in_pawns;                       /* 1: as a ratio to the pawn (Fieller 95%) */
-    double pawns, pawns_lo, pawns_hi;
+    stats_contrast_t effect;            /* fitted: in logit and Elo (Wald 95%) and, as a
+                                         * ratio to the pawn, in pawns (Fieller 95%) */
     double mean;                        /* mean over the games (side under test) */
     stats_contrast_t unadj_contrasts[STATS_CONTRAST_MAX]; /* fitted: the fit without it */
     stats_piece_value_t unadj_piece[STATS_PIECE_NB];

@@ -873,9 +873,9 @@ static void unprotected_pawns_are_measured_and_the_values_adjusted(void)
         CHECK_MSG(stats_values_fit(g, n, &v, err, sizeof err) == 0, "%s", err);
         free(g);
         const stats_unprot_t *u = &v->unprot;
-        CHECK(u->fitted && !u->confounded && u->in_pawns);
-        sum_u += u->pawns;
-        cover_u += u->pawns_lo <= truth_pawns && truth_pawns <= u->pawns_hi;
+        CHECK(u->fitted && !u->confounded && u->effect.in_pawns);
+        sum_u += u->effect.pawns;
+        cover_u += u->effect.pawns_lo <= truth_pawns && truth_pawns <= u->effect.pawns_hi;
         for (int p = STATS_N; p < STATS_PIECE_NB; p++) {
             CHECK(v->piece[p].estimated && u->unadj_piece[p].estimated);
             sum_adj[p] += v->piece[p].value;
