@@ -55,6 +55,62 @@ static double s_cpu_hours(const rundoc_t *doc, int64_t games, double nps, double
     return (double) games * per_game / 3600.0;
 }
 
+/* The plan of one study (or one rung of a ladder: doc->game.nodes set to
+ * it) as JSON or text; 0, or a CLI_ code after a message. */
+static int s_plan_one(const cli_opts_t *o, const char *file, const rundoc_t *doc,
+                      const stats_plan_assume_t *as, double target, double nps, double plies,
+                      double *hours_out, cJSON **json_out)
+{
+    char err[512];
+    stats_plan_t plan;
+    int rc = rundoc_values_plan(doc, as, target, &plan, err, sizeof err);
+    if (rc < 0) {
+        cli_error("%s: %s", file, err);
+        /* the options were checked: what is left is the design itself */
+        return rc == CAPA_EINVAL ? CLI_REFUSED : CLI_USAGE;
+    }
+    double hours = s_cpu_hours(doc, plan.games, nps, plies);
+    *hours_out = hours;
+    if (o->json) {
+        cJSON *j = stats_plan_to_json(&plan);
+        if (doc->game.nodes > 0)
+            cJSON_AddNumberToObject(j, "nodes", (double) doc->game.nodes);
+        cJSON *asm_ = cJSON_AddObjectToObject(j, "assumed");
+        cJSON_AddNumberToObject(asm_, "logit_per_pawn", as->logit_per_pawn);
+        cJSON_AddNumberToObject(asm_, "draw_ratio", as->draw_ratio);
+        cJSON_AddNumberToObject(asm_, "white_logit", as->white);
+        cJSON *vals = cJSON_AddObjectToObject(asm_, "values");
+        for (int p = 0; p < STATS_PIECE_NB; p++) {
+            char key[2] = { stats_piece_letter(p), 0 };
+            cJSON_AddNumberToObject(vals, key, as->value[p]);
+        }
+        cJSON_AddNumberToObject(asm_, "nps", nps);
+        cJSON_AddNumberToObject(asm_, "plies_per_game", plies);
+        cJSON_AddNumberToObject(j, "cpu_hours", hours);
+        *json_out = j;
+        return 0;
+    }
+    printf("study \"%s\": %zu imbalances, %lld pairs, ", doc->name, doc->imbalance_count,
+           (long long) plan.pairs);
+    if (doc->game.nodes > 0)
+        printf("%lld nodes per move\n", (long long) doc->game.nodes);
+    else
+        printf("%.1f+%.2f s per game\n", doc->game.tc_base_ms / 1000.0, doc->game.tc_inc_ms / 1000.0);
+    printf("assumed: %.3f logit per pawn (the side a pawn up scores %.1f%%), %.0f%% draws, White's edge "
+           "%.2f logit;\n         values N %g B %g R %g A %g C %g Q %g (change with --values)\n",
+           as->logit_per_pawn, 100.0 / (1.0 + exp(-as->logit_per_pawn)), 100.0 * as->draw_ratio, as->white,
+           as->value[STATS_N], as->value[STATS_B], as->value[STATS_R], as->value[STATS_A], as->value[STATS_C],
+           as->value[STATS_Q]);
+    char text[8192];
+    stats_plan_format(&plan, text, sizeof text);
+    fputs(text, stdout);
+    printf("CPU time: about %.1f hours (%lld games x %.0f plies", hours, (long long) plan.games, plies);
+    if (doc->game.nodes > 0)
+        printf(" x %lld nodes at %.0f nodes/s", (long long) doc->game.nodes, nps);
+    printf("; change with --plies, --nps)\n");
+    return 0;
+}
+
 int cmd_plan(const cli_opts_t *o, const cli_args_t *a)
 {
     static const char *const allowed[] = { "logit_per_pawn", "draw_ratio", "white", "values",
@@ -66,8 +122,8 @@ int cmd_plan(const cli_opts_t *o, const cli_args_t *a)
         return rc;
     stats_plan_assume_t as;
     stats_plan_assume_default(&as);
-    double target = 0.0, nps = PLAN_NPS_DEFAULT, plies = PLAN_PLIES_DEFAULT;
-    if (cli_double(a, "logit_per_pawn", as.logit_per_pawn, &as.logit_per_pawn) < 0 ||
+    double k_given = 0.0, target = 0.0, nps = PLAN_NPS_DEFAULT, plies = PLAN_PLIES_DEFAULT;
+    if (cli_double(a, "logit_per_pawn", 0.0, &k_given) < 0 ||
         cli_double(a, "draw_ratio", as.draw_ratio, &as.draw_ratio) < 0 ||
         cli_double(a, "white", as.white, &as.white) < 0 || cli_double(a, "target", 0.0, &target) < 0 ||
         cli_double(a, "nps", nps, &nps) < 0 || cli_double(a, "plies", plies, &plies) < 0)
@@ -78,8 +134,8 @@ int cmd_plan(const cli_opts_t *o, const cli_args_t *a)
         cli_error("--target must be >= 0, --nps and --plies > 0");
         return CLI_USAGE;
     }
-    if (!(as.logit_per_pawn > 0.0 && as.logit_per_pawn < 5.0) || !(as.draw_ratio >= 0.0 && as.draw_ratio < 1.0) ||
-        !(fabs(as.white) <= 2.0)) {
+    if ((cli_opt(a, "logit_per_pawn") && !(k_given > 0.0 && k_given < 5.0)) ||
+        !(as.draw_ratio >= 0.0 && as.draw_ratio < 1.0) || !(fabs(as.white) <= 2.0)) {
         cli_error("--logit-per-pawn is in (0, 5), --draw-ratio in [0, 1), --white in [-2, 2]");
         return CLI_USAGE;
     }
@@ -94,52 +150,41 @@ int cmd_plan(const cli_opts_t *o, const cli_args_t *a)
         rundoc_destroy(&doc);
         return CLI_USAGE;
     }
-    stats_plan_t plan;
-    rc = rundoc_values_plan(doc, &as, target, &plan, err, sizeof err);
-    if (rc < 0) {
-        cli_error("%s: %s", a->argv[0], err);
-        rundoc_destroy(&doc);
-        /* the options were checked: what is left is the design itself */
-        return rc == CAPA_EINVAL ? CLI_REFUSED : CLI_USAGE;
-    }
-    double hours = s_cpu_hours(doc, plan.games, nps, plies);
-    if (o->json) {
-        cJSON *j = stats_plan_to_json(&plan);
-        cJSON *asm_ = cJSON_AddObjectToObject(j, "assumed");
-        cJSON_AddNumberToObject(asm_, "logit_per_pawn", as.logit_per_pawn);
-        cJSON_AddNumberToObject(asm_, "draw_ratio", as.draw_ratio);
-        cJSON_AddNumberToObject(asm_, "white_logit", as.white);
-        cJSON *vals = cJSON_AddObjectToObject(asm_, "values");
-        for (int p = 0; p < STATS_PIECE_NB; p++) {
-            char key[2] = { stats_piece_letter(p), 0 };
-            cJSON_AddNumberToObject(vals, key, as.value[p]);
+    /* A ladder is planned rung by rung: each its own nodes and, unless
+     * --logit-per-pawn says otherwise, the pawn this engine showed there. */
+    size_t steps = doc->ladder_count > 0 ? doc->ladder_count : 1;
+    cJSON *rungs = o->json && doc->ladder_count > 0 ? cJSON_CreateArray() : NULL;
+    cJSON *one = NULL;
+    double total = 0.0;
+    for (size_t i = 0; i < steps && rc == 0; i++) {
+        if (doc->ladder_count > 0) {
+            doc->game.nodes = doc->ladder[i];
+            if (!o->json)
+                printf("%srung %zu of %zu:\n", i ? "\n" : "", i + 1, steps);
         }
-        cJSON_AddNumberToObject(asm_, "nps", nps);
-        cJSON_AddNumberToObject(asm_, "plies_per_game", plies);
-        cJSON_AddNumberToObject(j, "cpu_hours", hours);
-        cli_print_json(j);
-        cJSON_Delete(j);
-        rundoc_destroy(&doc);
-        return CLI_OK;
+        as.logit_per_pawn = cli_opt(a, "logit_per_pawn") ? k_given : stats_plan_logit_per_pawn_at(doc->game.nodes);
+        double hours = 0.0;
+        cJSON *j = NULL;
+        rc = s_plan_one(o, a->argv[0], doc, &as, target, nps, plies, &hours, &j);
+        total += hours;
+        if (j && rungs)
+            cJSON_AddItemToArray(rungs, j);
+        else if (j)
+            one = j;
     }
-    printf("study \"%s\": %zu imbalances, %lld pairs, ", doc->name, doc->imbalance_count,
-           (long long) plan.pairs);
-    if (doc->game.nodes > 0)
-        printf("%lld nodes per move\n", (long long) doc->game.nodes);
-    else
-        printf("%.1f+%.2f s per game\n", doc->game.tc_base_ms / 1000.0, doc->game.tc_inc_ms / 1000.0);
-    printf("assumed: %.3f logit per pawn (the side a pawn up scores %.1f%%), %.0f%% draws, White's edge "
-           "%.2f logit;\n         values N %g B %g R %g A %g C %g Q %g (change with --values)\n",
-           as.logit_per_pawn, 100.0 / (1.0 + exp(-as.logit_per_pawn)), 100.0 * as.draw_ratio, as.white,
-           as.value[STATS_N], as.value[STATS_B], as.value[STATS_R], as.value[STATS_A], as.value[STATS_C],
-           as.value[STATS_Q]);
-    char text[8192];
-    stats_plan_format(&plan, text, sizeof text);
-    fputs(text, stdout);
-    printf("CPU time: about %.1f hours (%lld games x %.0f plies", hours, (long long) plan.games, plies);
-    if (doc->game.nodes > 0)
-        printf(" x %lld nodes at %.0f nodes/s", (long long) doc->game.nodes, nps);
-    printf("; change with --plies, --nps)\n");
+    if (rc == 0 && o->json) {
+        if (rungs) {
+            one = cJSON_CreateObject();
+            cJSON_AddItemToObject(one, "rungs", rungs);
+            cJSON_AddNumberToObject(one, "cpu_hours", total);
+            rungs = NULL;
+        }
+        cli_print_json(one);
+    } else if (rc == 0 && doc->ladder_count > 0) {
+        printf("\nCPU time of the whole ladder: about %.1f hours\n", total);
+    }
+    cJSON_Delete(rungs);
+    cJSON_Delete(one);
     rundoc_destroy(&doc);
-    return CLI_OK;
+    return rc;
 }

@@ -572,7 +572,7 @@ int rundoc_values_plan(const rundoc_t *doc, const stats_plan_assume_t *a, double
         return capa_fail(err, errlen, CAPA_EINVAL, "a plan is made for values runs only");
     stats_plan_assume_t def;
     if (!a) {
-        stats_plan_assume_default(&def);
+        stats_plan_assume_for_nodes(&def, doc->game.nodes);
         a = &def;
     }
     stats_plan_row_t *rows = calloc(doc->imbalance_count + 1, sizeof *rows);

@@ -23,6 +23,42 @@ void stats_plan_assume_default(stats_plan_assume_t *a)
     memcpy(a->value, MULLER, sizeof a->value);
 }
 
+/* Pawn odds as this engine played them, values-run defaults (resign 1000 cp
+ * for 4 moves), files a..j in turn: { nodes per move, logit per pawn }.
+ * Each is a study of docs/methods.md ("Planning a study"). */
+static const struct {
+    double nodes, k;
+} STATS_PLAN_K_POINTS[] = {
+    { 5000.0, 0.405 }, /* engine 1113079, 200 pairs of pawn odds: the side a pawn up scored 0.600 */
+    { 20000.0, 0.403 }, /* engine 1113079, ac-20k-1113079: 500 pairs of pawn odds + 500 A vs C */
+};
+
+double stats_plan_logit_per_pawn_at(int64_t nodes)
+{
+    const size_t n = sizeof STATS_PLAN_K_POINTS / sizeof STATS_PLAN_K_POINTS[0];
+    if (nodes <= 0) {
+        stats_plan_assume_t def;
+        stats_plan_assume_default(&def);
+        return def.logit_per_pawn;
+    }
+    double x = (double) nodes;
+    if (x <= STATS_PLAN_K_POINTS[0].nodes)
+        return STATS_PLAN_K_POINTS[0].k;
+    for (size_t i = 1; i < n; i++)
+        if (x <= STATS_PLAN_K_POINTS[i].nodes) {
+            double t = log(x / STATS_PLAN_K_POINTS[i - 1].nodes) /
+                       log(STATS_PLAN_K_POINTS[i].nodes / STATS_PLAN_K_POINTS[i - 1].nodes);
+            return STATS_PLAN_K_POINTS[i - 1].k + t * (STATS_PLAN_K_POINTS[i].k - STATS_PLAN_K_POINTS[i - 1].k);
+        }
+    return STATS_PLAN_K_POINTS[n - 1].k;
+}
+
+void stats_plan_assume_for_nodes(stats_plan_assume_t *a, int64_t nodes)
+{
+    stats_plan_assume_default(a);
+    a->logit_per_pawn = stats_plan_logit_per_pawn_at(nodes);
+}
+
 int stats_plan_diff(const char *side, const char *other, int8_t diff[STATS_PIECE_NB])
 {
     memset(diff, 0, STATS_PIECE_NB);

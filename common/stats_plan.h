@@ -31,8 +31,17 @@ typedef struct {
 } stats_plan_assume_t;
 
 /* What this engine measured (docs/methods.md, "Planning a study"):
- * k 0.30, d 0.13, w 0.10, and H. G. Muller's values for the pieces. */
+ * k 0.30 (a study on a clock; see stats_plan_assume_for_nodes), d 0.13,
+ * w 0.10, and H. G. Muller's values for the pieces. */
 void stats_plan_assume_default(stats_plan_assume_t *a);
+/* The pawn's logit effect this engine showed at a fixed node count: pawn
+ * odds measured at a few counts (STATS_PLAN_K_POINTS in stats_plan.c, with
+ * their studies in docs/methods.md), interpolated in log(nodes) and held at
+ * the nearest measured count outside them; nodes <= 0 (a clock) gives the
+ * default's k. */
+double stats_plan_logit_per_pawn_at(int64_t nodes);
+/* stats_plan_assume_default with k for a study at that many nodes. */
+void stats_plan_assume_for_nodes(stats_plan_assume_t *a, int64_t nodes);
 
 typedef struct {
     int8_t diff[STATS_PIECE_NB];      /* side under test minus the other side */

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "check.h"
+#include "stats_plan.h"
 #include "store.h"
 #include "test_http_fixture.h"
 #include "token.h"
@@ -277,6 +278,43 @@ static void the_study_planner_works_offline(void)
     CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "assumed"),
                                                 "logit_per_pawn")->valuedouble, 0.25, 1e-12);
     cJSON_Delete(j);
+    /* without --logit-per-pawn, the pawn this engine showed at 20,000 nodes */
+    snprintf(args, sizeof args, "--json plan %s", path);
+    j = s_json_of(args, 0);
+    CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "assumed"),
+                                                "logit_per_pawn")->valuedouble,
+               stats_plan_logit_per_pawn_at(20000), 1e-12);
+    cJSON_Delete(j);
+    /* a node ladder is planned rung by rung, each with its own pawn */
+    const char *lpath = CAPA_BINARY_DIR "/tests/plan_ladder.json";
+    f = fopen(lpath, "w");
+    CHECK(f != NULL);
+    fputs("{\"kind\":\"values\",\"name\":\"ac\",\"ladder\":{\"nodes\":[5000,20000]},\"imbalances\":["
+          "{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":500},"
+          "{\"name\":\"pawn odds\",\"side\":\"\",\"other\":\"P\",\"pairs\":500}]}",
+          f);
+    fclose(f);
+    snprintf(args, sizeof args, "plan %s", lpath);
+    CHECK_EQ_INT(fx_capa(args, s_out, sizeof s_out), 0);
+    CHECK_MSG(strstr(s_out, "rung 1 of 2") && strstr(s_out, "5000 nodes per move") &&
+              strstr(s_out, "rung 2 of 2") && strstr(s_out, "20000 nodes per move") &&
+              strstr(s_out, "whole ladder"), "%.600s", s_out);
+    snprintf(args, sizeof args, "--json plan %s", lpath);
+    j = s_json_of(args, 0);
+    const cJSON *rungs = cJSON_GetObjectItemCaseSensitive(j, "rungs");
+    CHECK_EQ_INT(cJSON_GetArraySize(rungs), 2);
+    double hw[2], cpu = 0.0;
+    for (int i = 0; i < 2; i++) {
+        const cJSON *r = cJSON_GetArrayItem(rungs, i);
+        CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(r, "nodes")->valuedouble, i ? 20000 : 5000, 0.5);
+        hw[i] = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "contrasts"), 0),
+                                                 "half_width_pawns")->valuedouble;
+        cpu += cJSON_GetObjectItemCaseSensitive(r, "cpu_hours")->valuedouble;
+    }
+    CHECK(hw[0] > 0.0 && hw[1] > 0.0);
+    CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(j, "cpu_hours")->valuedouble, cpu, 1e-9);
+    cJSON_Delete(j);
+    remove(lpath);
     /* bad input: no file, another kind, a bad option */
     CHECK_EQ_INT(fx_capa("plan /nonexistent.json", s_out, sizeof s_out), 1);
     CHECK_EQ_INT(fx_capa("plan " CAPA_SOURCE_DIR "/configs/run-sprt.json", s_out, sizeof s_out), 1);

@@ -1052,6 +1052,27 @@ static void the_plan_names_what_a_design_cannot_separate_and_refuses_nothing_to_
     CHECK(strstr(err, "no pairs") != NULL);
 }
 
+static void the_plan_assumes_the_pawn_this_engine_showed_at_that_many_nodes(void)
+{
+    stats_plan_assume_t def;
+    stats_plan_assume_default(&def);
+    /* a clock: no node count to go by */
+    CHECK_NEAR(stats_plan_logit_per_pawn_at(0), def.logit_per_pawn, 1e-12);
+    double k5 = stats_plan_logit_per_pawn_at(5000), k20 = stats_plan_logit_per_pawn_at(20000);
+    CHECK(k5 > 0.0 && k20 > 0.0);
+    /* held at the nearest measurement outside them */
+    CHECK_NEAR(stats_plan_logit_per_pawn_at(100), k5, 1e-12);
+    CHECK_NEAR(stats_plan_logit_per_pawn_at(5000000), k20, 1e-12);
+    /* interpolated in log(nodes): 10,000 is half way from 5,000 to 20,000 */
+    CHECK_NEAR(stats_plan_logit_per_pawn_at(10000), 0.5 * (k5 + k20), 1e-12);
+    CHECK_NEAR(stats_plan_logit_per_pawn_at(7071), 0.75 * k5 + 0.25 * k20, 1e-4);
+    stats_plan_assume_t a;
+    stats_plan_assume_for_nodes(&a, 20000);
+    CHECK_NEAR(a.logit_per_pawn, k20, 1e-12);
+    CHECK_NEAR(a.draw_ratio, def.draw_ratio, 1e-12);
+    CHECK_NEAR(a.value[STATS_A], def.value[STATS_A], 1e-12);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_large_study_recovers_the_values_within_their_intervals),
     CASE(intervals_cover_the_true_values_about_95_percent_of_the_time),
@@ -1071,6 +1092,7 @@ static const check_case_t CASES[] = {
     CASE(fieller_intervals_are_exact_for_known_figures),
     CASE(the_plan_predicts_the_spread_of_simulated_studies),
     CASE(the_plan_names_what_a_design_cannot_separate_and_refuses_nothing_to_estimate),
+    CASE(the_plan_assumes_the_pawn_this_engine_showed_at_that_many_nodes),
     CASE(an_imbalance_won_in_every_game_is_reported_not_looped_on),
     CASE(malformed_games_are_refused),
     CASE(report_text_and_json_list_values_and_imbalances),
