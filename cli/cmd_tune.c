@@ -41,9 +41,12 @@ static const char USAGE[] =
     "  --tune-material   let the Pawn, Archbishop, Chancellor and Queen values move\n"
     "                    too (frozen by default: the values studies measure them)\n"
     "  --start FILE      start from this parameter set (JSON over the defaults)\n"
-    "  --iterations N    linearisations of the evaluation (10)\n"
+    "  --iterations N    linearisations of the evaluation (10; 0 = only print the\n"
+    "                    start's error, e.g. on held-out games with --start and --k)\n"
     "  --steps N         gradient (Adam) steps per linearisation (300)\n"
     "  --rate CP         Adam step size in centipawns (1.0)\n"
+    "  --l2 W            ridge: adds W x (value - start)^2 per parameter to the\n"
+    "                    error, so that few games move the parameters less (0)\n"
     "  --k K             hold K at this value instead of fitting it on the start\n"
     "  --out FILE        write the fitted set (the parameters that differ from the\n"
     "                    engine's defaults, JSON) for run documents, capa-engine\n"
@@ -349,7 +352,8 @@ int cmd_tune(const cli_opts_t *o, const cli_args_t *a)
     (void) o;
     static const char *const allowed[] = {
         "db", "run", "pgn", "epd", "variant", "positions", "per_game", "skip_plies", "seed",
-        "params", "tune_material", "start", "iterations", "steps", "rate", "k", "out", NULL
+        "params", "tune_material", "start", "iterations", "steps", "rate", "l2", "k", "out",
+        NULL
     };
     int rc = cli_check_args(a, allowed, 0, "tune ... (capa tune --help lists the options)");
     if (rc)
@@ -364,18 +368,19 @@ int cmd_tune(const cli_opts_t *o, const cli_args_t *a)
         return CLI_USAGE;
     }
     long positions, per_game, skip, seed, iterations, steps;
-    double rate, k_fixed;
+    double rate, k_fixed, l2;
     if ((rc = s_long(a, "positions", 0, 0, 100000000, &positions)) ||
         (rc = s_long(a, "per_game", 10, 0, TEXEL_MAX_PLIES, &per_game)) ||
         (rc = s_long(a, "skip_plies", 8, 0, TEXEL_MAX_PLIES, &skip)) ||
         (rc = s_long(a, "seed", 1, 0, LONG_MAX, &seed)) ||
-        (rc = s_long(a, "iterations", 10, 1, 10000, &iterations)) ||
+        (rc = s_long(a, "iterations", 10, 0, 10000, &iterations)) ||
         (rc = s_long(a, "steps", 300, 1, 1000000, &steps)))
         return rc;
-    if (cli_double(a, "rate", 1.0, &rate) < 0 || cli_double(a, "k", 0.0, &k_fixed) < 0)
+    if (cli_double(a, "rate", 1.0, &rate) < 0 || cli_double(a, "k", 0.0, &k_fixed) < 0 ||
+        cli_double(a, "l2", 0.0, &l2) < 0)
         return CLI_USAGE;
-    if (!(rate > 0) || !(k_fixed >= 0)) {
-        cli_error("--rate must be > 0 and --k >= 0");
+    if (!(rate > 0) || !(k_fixed >= 0) || !(l2 >= 0)) {
+        cli_error("--rate must be > 0, --k and --l2 >= 0");
         return CLI_USAGE;
     }
     variant_t variant = VARIANT_CAPARANDOM;
@@ -391,6 +396,7 @@ int cmd_tune(const cli_opts_t *o, const cli_args_t *a)
     fo.iterations = (int) iterations;
     fo.steps = (int) steps;
     fo.rate = rate;
+    fo.l2 = l2;
     fo.log = stdout;
     params_t start;
     params_default(&start);

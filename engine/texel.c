@@ -348,11 +348,14 @@ static int s_linearise(const texel_set_t *s, const params_t *p0, const int *idx,
     return CAPA_OK;
 }
 
-/* Adam on the linear model from x = x0 (the linearisation point). */
+/* Adam on the linear model from x = x0 (the linearisation point), with the
+ * ridge term l2 x |x - anchor|^2. */
 static void s_adam(const texel_set_t *s, const double *base, const float *coef, int t,
-                   double k, const double *x0, const double *lo, const double *hi, int steps,
-                   double rate, double *x, double *grad, double *m1, double *m2)
+                   double k, const double *x0, const double *lo, const double *hi,
+                   const texel_fit_opts_t *o, const double *anchor, double rate, double *x,
+                   double *grad, double *m1, double *m2)
 {
+    const int steps = o->steps;
     const double b1 = 0.9, b2 = 0.999, eps = 1e-12;
     const double c = k * log(10.0) / 400.0;
     memcpy(x, x0, (size_t) t * sizeof *x);
@@ -372,7 +375,7 @@ static void s_adam(const texel_set_t *s, const double *base, const float *coef, 
         }
         double corr1 = 1.0 - pow(b1, step), corr2 = 1.0 - pow(b2, step);
         for (int j = 0; j < t; j++) {
-            double gj = 2.0 * grad[j] / (double) s->n;
+            double gj = 2.0 * grad[j] / (double) s->n + 2.0 * o->l2 * (x[j] - anchor[j]);
             m1[j] = b1 * m1[j] + (1 - b1) * gj;
             m2[j] = b2 * m2[j] + (1 - b2) * gj * gj;
             x[j] -= rate * (m1[j] / corr1) / (sqrt(m2[j] / corr2) + eps);
@@ -397,7 +400,7 @@ int texel_fit(const texel_set_t *s, const params_t *start, double k, const texel
         return capa_fail(err, errlen, CAPA_EINVAL, "no parameter to tune");
     double *base = malloc(s->n * sizeof *base);
     float *coef = malloc(s->n * (size_t) t * sizeof *coef);
-    double *work = malloc(7 * (size_t) t * sizeof *work);
+    double *work = malloc(8 * (size_t) t * sizeof *work);
     double *ev = malloc(s->n * sizeof *ev);
     int rc = CAPA_OK;
     if (!base || !coef || !work || !ev) {
@@ -406,18 +409,19 @@ int texel_fit(const texel_set_t *s, const params_t *start, double k, const texel
         goto out;
     }
     double *x0 = work, *x = work + t, *grad = work + 2 * t, *m1 = work + 3 * t,
-           *m2 = work + 4 * t, *lo = work + 5 * t, *hi = work + 6 * t;
+           *m2 = work + 4 * t, *lo = work + 5 * t, *hi = work + 6 * t, *anchor = work + 7 * t;
     for (int j = 0; j < t; j++) {
         const param_info_t *info = params_info(idx[j]);
         lo[j] = info->min;
         hi[j] = info->max;
+        anchor[j] = start->value[idx[j]];
     }
     params_t best = *start;
     if (s_evals(s, &best, ev) < 0) {
         rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
         goto out;
     }
-    double best_err = s_mse(s, ev, k);
+    double best_err = s_mse(s, ev, k), best_obj = best_err;
     out->error_start = best_err;
     out->iterations = 0;
     double rate = o->rate;
@@ -430,7 +434,7 @@ int texel_fit(const texel_set_t *s, const params_t *start, double k, const texel
         stale = false;
         for (int j = 0; j < t; j++)
             x0[j] = best.value[idx[j]];
-        s_adam(s, base, coef, t, k, x0, lo, hi, o->steps, rate, x, grad, m1, m2);
+        s_adam(s, base, coef, t, k, x0, lo, hi, o, anchor, rate, x, grad, m1, m2);
         double model = 0;
         for (size_t i = 0; i < s->n; i++) {
             double e = base[i];
@@ -442,10 +446,12 @@ int texel_fit(const texel_set_t *s, const params_t *start, double k, const texel
         model /= (double) s->n;
         params_t cand = best;
         int changed = 0;
+        double ridge = 0;
         for (int j = 0; j < t; j++) {
             int32_t v = (int32_t) floor(x[j] + 0.5);
             changed += v != best.value[idx[j]];
             cand.value[idx[j]] = v;
+            ridge += o->l2 * (v - anchor[j]) * (v - anchor[j]);
         }
         if (s_evals(s, &cand, ev) < 0) {
             rc = capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
@@ -453,16 +459,17 @@ int texel_fit(const texel_set_t *s, const params_t *start, double k, const texel
         }
         double e = s_mse(s, ev, k);
         out->iterations = it;
-        bool kept = changed > 0 && e < best_err;
+        bool kept = changed > 0 && e + ridge < best_obj;
         if (o->log)
             fprintf(o->log,
-                    "iteration %d: error %.6f (linear model %.6f), %d parameter%s changed, "
-                    "step %.3g cp: %s\n",
-                    it, e, model, changed, changed == 1 ? "" : "s", rate,
+                    "iteration %d: error %.6f (linear model %.6f, l2 term %.6f), %d "
+                    "parameter%s changed, step %.3g cp: %s\n",
+                    it, e, model, ridge, changed, changed == 1 ? "" : "s", rate,
                     kept ? "kept" : "not better, step halved");
         if (kept) {
             best = cand;
             best_err = e;
+            best_obj = e + ridge;
             stale = true;
         } else {
             rate /= 2;

@@ -29,7 +29,10 @@
  * step's parameters are rounded, clamped to their ranges and scored with
  * the real evaluation: kept when the error fell, else the step size halves
  * and the iteration is repeated from the best point. One iteration costs
- * 2 x tuned + 1 evaluations per position.
+ * 2 x tuned + 1 evaluations per position. With l2 > 0 the objective is the
+ * error plus l2 x the squared distance from the start (ridge): a few hundred
+ * games cannot pin 70 parameters down, and without it the fit follows their
+ * noise (docs/strength.md).
  */
 #ifndef CAPA_ENGINE_TEXEL_H
 #define CAPA_ENGINE_TEXEL_H
@@ -106,12 +109,14 @@ typedef struct {
     int iterations;        /* linearisations (10) */
     int steps;             /* Adam steps per linearisation (300) */
     double rate;           /* Adam step size in centipawns (1.0) */
+    double l2;             /* ridge weight: l2 x (p - start)^2 summed over the tuned
+                            * parameters (cp^2) is added to the error (0 = none) */
     FILE *log;             /* a line per iteration; NULL = quiet */
 } texel_fit_opts_t;
 
 typedef struct {
     double error_start;    /* under the starting parameters */
-    double error_end;      /* under best */
+    double error_end;      /* under best (the error alone, without the l2 term) */
     int iterations;        /* linearisations done */
     params_t best;
 } texel_fit_result_t;

@@ -248,6 +248,22 @@ static void the_fit_recovers_the_parameters_the_labels_came_from(void)
         CHECK_MSG(abs(r.best.value[i] - want) <= (o.tune[i] ? 2 : 0), "%s: %d, expected %d",
                   params_info(i)->name, (int) r.best.value[i], want);
     }
+    /* ridge: a heavy l2 keeps the start; a moderate one shrinks every step
+     * toward it (each fitted value between the start and the truth) */
+    o.l2 = 1.0;
+    CHECK_EQ_INT(texel_fit(&s, &start, k_true, &o, &r, err, sizeof err), 0);
+    CHECK(params_equal(&r.best, &start));
+    o.l2 = 2e-5;
+    CHECK_EQ_INT(texel_fit(&s, &start, k_true, &o, &r, err, sizeof err), 0);
+    int moved = 0;
+    for (int i = 0; i < n; i++) {
+        int id = SHIFT[i].id, s0 = start.value[id], t = truth.value[id], v = r.best.value[id];
+        CHECK_MSG((v - s0) * (t - v) >= 0, "%s: %d is not between %d and %d",
+                  params_info(id)->name, v, s0, t);
+        moved += v != s0 && v != t;
+    }
+    CHECK_MSG(moved > 0, "l2 shrank nothing");
+    o.l2 = 0;
     /* nothing to fit, nothing to tune */
     texel_set_t empty;
     texel_set_init(&empty);
