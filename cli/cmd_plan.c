@@ -182,6 +182,10 @@ int cmd_plan(const cli_opts_t *o, const cli_args_t *a)
         cli_print_json(one);
     } else if (rc == 0 && doc->ladder_count > 0) {
         printf("\nCPU time of the whole ladder: about %.1f hours\n", total);
+    } else if (rc == 0 && doc->series == RUNDOC_SERIES_ITERATE) {
+        /* docs/api.md "Study series": this plan once per round */
+        printf("iteration of %s: this plan once per round, at most %d rounds: up to about %.1f "
+               "hours\n", doc->iterate, doc->max_rounds, total * doc->max_rounds);
     }
     cJSON_Delete(rungs);
     cJSON_Delete(one);

@@ -518,6 +518,17 @@ static void bad_series_are_refused_or_failed_and_the_coordinator_serves_on(void)
     }
     CHECK_EQ_INT(s_sqlf(&fx, "SELECT count(*) FROM series WHERE %lld > 0", 1), 0);
     CHECK_EQ_INT(s_sqlf(&fx, "SELECT count(*) FROM runs WHERE %lld > 0", 1), 0);
+    /* capa plan says what a whole series costs before it is submitted. */
+    char cmd[1024], out[8192];
+    snprintf(cmd, sizeof cmd, "'%s/capa' plan '%s/configs/run-iterate.json' 2>&1", CAPA_BINARY_DIR,
+             CAPA_SOURCE_DIR);
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL);
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = 0;
+    CHECK_EQ_INT(pclose(p), 0);
+    CHECK_MSG(strstr(out, "iteration of ACQ: this plan once per round, at most 4 rounds") != NULL,
+              "capa plan printed:\n%.900s", out);
     /* A running series whose document went bad, its run finished. */
     int64_t run = 0;
     int64_t series = s_submit_series(&fx,
