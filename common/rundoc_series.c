@@ -108,7 +108,7 @@ static int s_ladder(const cJSON *root, const cJSON *obj, rundoc_t *d, char *err,
     return 0;
 }
 
-static int s_iterate(const cJSON *obj, rundoc_t *d, char *err, size_t errlen)
+static int s_iterate(const cJSON *root, const cJSON *obj, rundoc_t *d, char *err, size_t errlen)
 {
     static const char *const keys[] = { "pieces", "max_rounds", NULL };
     TRY(pjson_only_keys(obj, "iterate", keys, err, errlen));
@@ -163,6 +163,23 @@ static int s_iterate(const cJSON *obj, rundoc_t *d, char *err, size_t errlen)
                              "iterate.pieces[%zu]: the imbalances do not determine %c on its own "
                              "(%s)", i, p, plan.n_notes ? plan.notes[0] : "no imbalance pins it");
     }
+    /* The iteration plays every iterated piece at its measured value on both
+     * sides; a per-side set naming that value would silently win for one. */
+    static const char *const sides[] = { "params_side", "params_other" };
+    for (int s = 0; s < 2; s++) {
+        const cJSON *set = cJSON_GetObjectItemCaseSensitive(root, sides[s]);
+        if (!cJSON_IsObject(set))
+            continue;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, set)
+            for (size_t i = 0; i < n; i++)
+                for (int eg = 0; eg < 2; eg++)
+                    if (it->string && strcmp(it->string, rundoc_piece_param(d->iterate[i], eg)) == 0)
+                        return capa_fail(err, errlen, CAPA_EINVAL,
+                                         "%s.%s: the iteration sets %c's value for both sides every "
+                                         "round; give round 1's value in params instead",
+                                         sides[s], it->string, d->iterate[i]);
+    }
     d->series = RUNDOC_SERIES_ITERATE;
     return 0;
 }
@@ -181,7 +198,7 @@ int rundoc_series_read(const cJSON *root, rundoc_t *d, char *err, size_t errlen)
     if (ladder)
         return s_ladder(root, ladder, d, err, errlen);
     if (iterate)
-        return s_iterate(iterate, d, err, errlen);
+        return s_iterate(root, iterate, d, err, errlen);
     return 0;
 }
 

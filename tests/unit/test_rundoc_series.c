@@ -225,9 +225,17 @@ static void iteration_settings_the_fit_cannot_feed_back_are_refused(void)
           "\"other\":\"C\"},{\"name\":\"Q vs A\",\"side\":\"Q\",\"other\":\"A\"}],"
           "\"iterate\":{\"pieces\":[\"A\"]}}",
           "iterate: the imbalances do not determine the pawn" },
+        /* a per-side set may not name a value the iteration sets for both sides */
+        { DOC(",\"params_side\":{\"ArchbishopValueMg\":900},\"iterate\":{\"pieces\":[\"A\",\"C\"]}"),
+          "params_side.ArchbishopValueMg: the iteration sets A's value for both sides" },
+        { DOC(",\"params_other\":{\"ChancellorValueEg\":950},\"iterate\":{\"pieces\":[\"A\",\"C\"]}"),
+          "params_other.ChancellorValueEg: the iteration sets C's value" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         s_refused(cases[i][0], cases[i][1]);
+    /* what the iteration does not set stays the document's to choose per side */
+    rundoc_t *d = s_ok(DOC(",\"params_side\":{\"QueenValueMg\":990},\"iterate\":{\"pieces\":[\"A\",\"C\"]}"));
+    rundoc_destroy(&d);
 }
 
 static const check_case_t CASES[] = {
