@@ -335,13 +335,6 @@ static int s_enum(const cJSON *obj, const char *where, const char *key,
     return rc;
 }
 
-#define TRY(expr)                                                                            \
-    do {                                                                                     \
-        int rc_ = (expr);                                                                    \
-        if (rc_)                                                                             \
-            return rc_;                                                                      \
-    } while (0)
-
 /* ---- decoding, one function per type ---------------------------------- */
 
 static int s_holding_from(const cJSON *j, proto_holding_t *m, char *err, size_t errlen);

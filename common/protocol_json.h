@@ -80,4 +80,12 @@ cJSON *pjson_parse(const char *text, size_t len, int max_depth, char *err, size_
 cJSON *pjson_number(double v);
 cJSON *pjson_add_number(cJSON *obj, const char *key, double v);
 
+/* For the readers above: returns a call's non-zero code at once. */
+#define TRY(expr)                                                                            \
+    do {                                                                                     \
+        int rc_ = (expr);                                                                    \
+        if (rc_)                                                                             \
+            return rc_;                                                                      \
+    } while (0)
+
 #endif

@@ -8,15 +8,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "protocol_json.h"
 #include "rundoc.h"
-
-/* Returns a call's non-zero code at once. */
-#define TRY(expr)                                                                            \
-    do {                                                                                     \
-        int rc_ = (expr);                                                                    \
-        if (rc_)                                                                             \
-            return rc_;                                                                      \
-    } while (0)
 
 /* Reads "ladder" or "iterate" of a values document whose game, params and
  * imbalances are read already; checks them against the rest. 0 or a
