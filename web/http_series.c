@@ -225,8 +225,9 @@ static void s_chart(http_buf_t *b, const cJSON *steps, const s_fig_t *figs, size
             pages_interval(s_find(s, &figs[i]), &y[j], &lo[j], &hi[j]);
             j++;
         }
-        series[k++] = (pages_series_t){ .x = x, .y = y, .lo = lo, .hi = hi, .n = ns,
-                                        .label = figs[i].name, .color = pages_svg_color(k) };
+        series[k] = (pages_series_t){ .x = x, .y = y, .lo = lo, .hi = hi, .n = ns,
+                                      .label = figs[i].name, .color = pages_svg_color(k) };
+        k++;
     }
     pages_chart_t c = { .title = "in pawns, 95% intervals",
                         .xlabel = ladder ? "log10 nodes per move" : "round",
