@@ -137,18 +137,10 @@ int main(int argc, char **argv)
                         "[--batch PAIRS] [--concurrency THREADS] [--think-ms T] [--coordinator PATH]\n");
         return 2;
     }
-    char exe[1024];
+    char exe[4096] = "";
     if (!coord_path) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 32);
-        if (n <= 0)
+        if (bench_build_program("capa-coordinator", exe, sizeof exe) < 0)
             return 1;
-        exe[n] = 0;
-        char *s = strrchr(exe, '/');
-        *s = 0;
-        s = strrchr(exe, '/');
-        if (s)
-            *s = 0;
-        strcat(exe, "/capa-coordinator");
         coord_path = exe;
     }
     struct rlimit rl;

@@ -269,16 +269,8 @@ int main(int argc, char **argv)
     capa_log_set_level(LOG_ERROR);
     char exe[4096] = "";
     if (!coord) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 64);
-        if (n <= 0)
+        if (bench_build_program("capa-coordinator", exe, sizeof exe) < 0)
             return 1;
-        exe[n] = 0;
-        char *s = strrchr(exe, '/');
-        *s = 0;
-        s = strrchr(exe, '/');
-        if (s)
-            *s = 0;
-        strcat(exe, "/capa-coordinator");
         coord = exe;
     }
     char dir[] = "/tmp/capa_bench_page_XXXXXX", db[512];

@@ -47,3 +47,20 @@ int bench_free_port(void)
         close(fd);
     return port;
 }
+
+int bench_build_program(const char *name, char *out, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", out, len);
+    if (n <= 0 || (size_t) n >= len)
+        return -1;
+    out[n] = 0;
+    for (int up = 0; up < 2; up++) {
+        char *s = strrchr(out, '/');
+        if (s)
+            *s = 0;
+    }
+    size_t have = strlen(out);
+    if ((size_t) snprintf(out + have, len - have, "/%s", name) >= len - have)
+        return -1;
+    return 0;
+}

@@ -1,5 +1,6 @@
 /* bench_util.h - what several benchmarks share: a monotonic clock, a
- * private PostgreSQL cluster through scripts/pgtmp.sh, a free loopback port. */
+ * private PostgreSQL cluster through scripts/pgtmp.sh, a free loopback port,
+ * the path of a program of the build. */
 #ifndef CAPA_BENCH_UTIL_H
 #define CAPA_BENCH_UTIL_H
 
@@ -14,5 +15,9 @@ int bench_pg_cluster(const char *cmd, const char *dir, char *out, size_t len);
 
 /* A TCP port on 127.0.0.1 that was free a moment ago, or -1. */
 int bench_free_port(void);
+
+/* The path of a program in the build folder above this benchmark's own
+ * (bench/X -> NAME beside bench/) into out; 0, or -1 when it does not fit. */
+int bench_build_program(const char *name, char *out, size_t len);
 
 #endif
