@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stats_values.h"
 #include "table.h"
 
 void cli_print_fit(const cJSON *vals)
@@ -59,22 +60,24 @@ void cli_print_fit(const cJSON *vals)
     cJSON_ArrayForEach(note, cJSON_GetObjectItemCaseSensitive(vals, "not_separated"))
         if (cJSON_IsString(note))
             printf("not separated: %s\n", note->valuestring);
-    const cJSON *up = cJSON_GetObjectItemCaseSensitive(vals, "unprotected_pawns");
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(up, "fitted"))) {
-        const cJSON *lg = cJSON_GetObjectItemCaseSensitive(up, "logit");
-        const cJSON *lci = cJSON_GetObjectItemCaseSensitive(lg, "ci95");
-        printf("unprotected pawns (adjusted for; side under test %+.2f on average): %+.3f logit per pawn "
-               "[%+.3f, %+.3f]",
-               cli_num(up, "mean"), cli_num(lg, "value"), cJSON_GetNumberValue(cJSON_GetArrayItem(lci, 0)),
-               cJSON_GetNumberValue(cJSON_GetArrayItem(lci, 1)));
-        const cJSON *c0 = cJSON_GetArrayItem(
-            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(up, "unadjusted"), "contrasts"), 0);
-        const cJSON *pw = cJSON_GetObjectItemCaseSensitive(c0, "pawns");
-        if (cJSON_IsObject(pw))
-            printf("; unadjusted %s %+.2f pawns", cli_str(c0, "name"), cli_num(pw, "value"));
-        putchar('\n');
-    } else if (cJSON_IsObject(up)) {
-        printf("unprotected pawns: %s\n", cli_str(up, "note"));
+    for (int k = 0; k < STATS_COV_NB; k++) {
+        const cJSON *up = cJSON_GetObjectItemCaseSensitive(vals, stats_covariate_key(k));
+        const char *title = k == STATS_COV_UNPROT ? "unprotected pawns" : "king's shelter";
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(up, "fitted"))) {
+            const cJSON *lg = cJSON_GetObjectItemCaseSensitive(up, "logit");
+            const cJSON *lci = cJSON_GetObjectItemCaseSensitive(lg, "ci95");
+            printf("%s (adjusted for; side under test %+.2f on average): %+.3f logit per %s [%+.3f, %+.3f]", title,
+                   cli_num(up, "mean"), cli_num(lg, "value"), stats_covariate_name(k),
+                   cJSON_GetNumberValue(cJSON_GetArrayItem(lci, 0)), cJSON_GetNumberValue(cJSON_GetArrayItem(lci, 1)));
+            const cJSON *c0 = cJSON_GetArrayItem(
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(up, "unadjusted"), "contrasts"), 0);
+            const cJSON *pw = cJSON_GetObjectItemCaseSensitive(c0, "pawns");
+            if (cJSON_IsObject(pw))
+                printf("; unadjusted %s %+.2f pawns", cli_str(c0, "name"), cli_num(pw, "value"));
+            putchar('\n');
+        } else if (cJSON_IsObject(up)) {
+            printf("%s: %s\n", title, cli_str(up, "note"));
+        }
     }
     const cJSON *lof = cJSON_GetObjectItemCaseSensitive(vals, "lack_of_fit");
     if (cJSON_IsObject(lof))

@@ -18,14 +18,15 @@ char stats_piece_letter(int piece)
     return piece >= 0 && piece < STATS_PIECE_NB ? S_LETTERS[piece] : '?';
 }
 
-void stats_design_add(double g[STATS_COEF_NB][STATS_COEF_NB], const int8_t diff[STATS_PIECE_NB], int unprot,
-                      int test_white, double weight)
+void stats_design_add(double g[STATS_COEF_NB][STATS_COEF_NB], const int8_t diff[STATS_PIECE_NB],
+                      const int8_t cov[STATS_COV_NB], int test_white, double weight)
 {
     double z[STATS_COEF_NB], sign = test_white ? 1.0 : -1.0;
     z[0] = 1.0;
     for (int p = 0; p < STATS_PIECE_NB; p++)
         z[1 + p] = sign * diff[p];
-    z[STATS_COEF_U] = sign * unprot;
+    for (int k = 0; k < STATS_COV_NB; k++)
+        z[STATS_COEF_COV + k] = cov ? sign * cov[k] : 0.0;
     for (int a = 0; a < STATS_COEF_NB; a++)
         for (int b = 0; b < STATS_COEF_NB; b++)
             g[a][b] += weight * z[a] * z[b];
@@ -137,12 +138,13 @@ int stats_design_analyse(const double g[STATS_COEF_NB][STATS_COEF_NB], stats_des
     d->m = 1;
     for (int f = 1; f < STATS_COEF_NB; f++) {
         double *nv = d->null[d->n_null];
-        if (f == STATS_COEF_U) {
-            /* the covariate last: kept when it adds a direction, else left out */
+        if (f >= STATS_COEF_COV) {
+            /* the covariates last: kept when they add a direction, else left out */
+            int k = f - STATS_COEF_COV;
             if (!(g[f][f] > 0.0))
                 continue;
-            d->covariate = s_keep(g, d, f);
-            d->covariate_confounded = !d->covariate;
+            d->covariate[k] = s_keep(g, d, f);
+            d->covariate_confounded[k] = !d->covariate[k];
             continue;
         }
         if (!d->active[f - 1]) {

@@ -5,11 +5,12 @@
  * is played.
  *
  * Coefficients live in one "full" index space: 0 is White's edge, 1 + p the
- * logit effect of piece p (STATS_P .. STATS_Q), STATS_COEF_U the logit
- * effect of one unprotected start pawn (a covariate, not a piece: games
- * record how many more of them the side under test had). A design row is a
- * game seen from White: (1, sign * diff, sign * unprot) with sign +1 when
- * the side under test had White. A linear combination c of the coefficients is estimable when c lies
+ * logit effect of piece p (STATS_P .. STATS_Q), STATS_COEF_COV + k the
+ * logit effect of covariate k (STATS_COV_UNPROT: one more unprotected start
+ * pawn; STATS_COV_SHELTER: one more pawn missing from the king's shelter;
+ * covariates are not pieces: games record how many more the side under test
+ * had). A design row is a game seen from White: (1, sign * diff, sign * cov)
+ * with sign +1 when the side under test had White. A linear combination c of the coefficients is estimable when c lies
  * in the row space of the design, i.e. c is orthogonal to every direction in
  * which the coefficients can move without changing any game's prediction
  * (the null space of the Gram matrix X'X). Method: docs/methods.md, "Piece
@@ -23,8 +24,14 @@
 
 enum { STATS_P, STATS_N, STATS_B, STATS_R, STATS_A, STATS_C, STATS_Q, STATS_PIECE_NB };
 
-#define STATS_COEF_U (STATS_PIECE_NB + 1)  /* the unprotected-pawn covariate */
-#define STATS_COEF_NB (STATS_PIECE_NB + 2) /* White's edge + pieces + covariate */
+/* Covariates of the start position (side under test minus the other side):
+ * start pawns that no piece protects (pairs.unprotected, sql/005) and pawns
+ * missing from the king's file and the files beside it (pairs.shelter,
+ * sql/006). */
+enum { STATS_COV_UNPROT, STATS_COV_SHELTER, STATS_COV_NB };
+
+#define STATS_COEF_COV (STATS_PIECE_NB + 1)              /* the first covariate's column */
+#define STATS_COEF_NB (STATS_PIECE_NB + 1 + STATS_COV_NB) /* White's edge + pieces + covariates */
 #define STATS_NOTE_MAX 256                 /* bytes of one sentence */
 #define STATS_CONTRAST_MAX 32              /* contrasts a report lists at most */
 
@@ -36,11 +43,11 @@ typedef struct {
     int full[STATS_COEF_NB];        /* kept column -> full index */
     int col[STATS_COEF_NB];         /* full index -> kept column, or -1 */
     int active[STATS_PIECE_NB];     /* the piece differs in some game */
-    int covariate;                  /* 1: the covariate varies and is kept (its column
-                                     * comes last); 0: absent, or no different from a
-                                     * combination of the others, so left out of the
-                                     * model (no null direction is recorded for it) */
-    int covariate_confounded;       /* 1: it varies but the material explains it */
+    int covariate[STATS_COV_NB];    /* 1: covariate k varies and is kept (the covariates'
+                                     * columns come last); 0: absent, or no different from
+                                     * a combination of the columns before it, so left out
+                                     * of the model (no null direction is recorded) */
+    int covariate_confounded[STATS_COV_NB]; /* 1: it varies but the columns before explain it */
     int n_null;                     /* dimension of the null space */
     double null[STATS_COEF_NB][STATS_COEF_NB]; /* its basis, full coordinates */
 } stats_design_t;
@@ -57,14 +64,14 @@ void stats_chol_solve(const double l[STATS_COEF_NB][STATS_COEF_NB], int m, const
 int stats_sandwich(const double h[STATS_COEF_NB][STATS_COEF_NB], const double b[STATS_COEF_NB][STATS_COEF_NB],
                    int m, double f, double v[STATS_COEF_NB][STATS_COEF_NB]);
 
-/* Accumulates one design row (White's view) into the Gram matrix g; unprot
- * is the covariate (side under test minus the other side). */
-void stats_design_add(double g[STATS_COEF_NB][STATS_COEF_NB], const int8_t diff[STATS_PIECE_NB], int unprot,
-                      int test_white, double weight);
+/* Accumulates one design row (White's view) into the Gram matrix g; cov
+ * holds the covariates (side under test minus the other side; NULL: none). */
+void stats_design_add(double g[STATS_COEF_NB][STATS_COEF_NB], const int8_t diff[STATS_PIECE_NB],
+                      const int8_t cov[STATS_COV_NB], int test_white, double weight);
 
 /* Analyses a Gram matrix: keeps a basis of columns (White's edge first, then
- * the pieces in P N B R A C Q order) and records one null direction per
- * column left out. Errors (CAPA_EINVAL with a sentence): no game at all, no
+ * the pieces in P N B R A C Q order, then the covariates) and records one
+ * null direction per piece column left out. Errors (CAPA_EINVAL with a sentence): no game at all, no
  * piece ever differs (nothing can be estimated), or White's edge cannot be
  * told from the material (the side under test always had the same colour). */
 int stats_design_analyse(const double g[STATS_COEF_NB][STATS_COEF_NB], stats_design_t *d, char *err,

@@ -185,7 +185,7 @@ int stats_plan_make(const stats_plan_row_t *rows, size_t n, const stats_plan_ass
                 eta += beta[f] * z[f];
             double p = s_logistic(eta), d = fmin(a->draw_ratio, 2.0 * fmin(p, 1.0 - p));
             double games = (double) rows[i].pairs, info = p * (1.0 - p), var = info - d / 4.0;
-            stats_design_add(g, rows[i].diff, 0, white, games);
+            stats_design_add(g, rows[i].diff, NULL, white, games);
             for (int x = 0; x < STATS_COEF_NB; x++)
                 for (int y = 0; y < STATS_COEF_NB; y++) {
                     h[x][y] += games * info * z[x] * z[y];

@@ -31,11 +31,25 @@ static double s_logistic(double x)
 
 typedef stats_design_t s_design_t;
 
-/* The side under test's value of full column f >= 1: a piece's difference
- * or the unprotected pawns. */
-static double s_coord(const int8_t *diff, int unprot, int f)
+static const char *const S_COV_KEY[STATS_COV_NB] = { "unprotected_pawns", "king_shelter" };
+static const char *const S_COV_NAME[STATS_COV_NB] = { "unprotected pawn", "pawn missing from the king's shelter" };
+static const char *const S_COV_TITLE[STATS_COV_NB] = { "Unprotected pawns", "King's shelter" };
+
+const char *stats_covariate_key(int k)
 {
-    return f == STATS_COEF_U ? (double) unprot : (double) diff[f - 1];
+    return k >= 0 && k < STATS_COV_NB ? S_COV_KEY[k] : NULL;
+}
+
+const char *stats_covariate_name(int k)
+{
+    return k >= 0 && k < STATS_COV_NB ? S_COV_NAME[k] : NULL;
+}
+
+/* The side under test's value of full column f >= 1: a piece's difference
+ * or a covariate. */
+static double s_coord(const int8_t *diff, const int8_t *cov, int f)
+{
+    return f >= STATS_COEF_COV ? (double) cov[f - STATS_COEF_COV] : (double) diff[f - 1];
 }
 
 /* Column values of game g (White's view). */
@@ -44,7 +58,7 @@ static void s_row(const s_design_t *d, const stats_game_t *g, double *z, double 
     double sign = g->test_white ? 1.0 : -1.0;
     z[0] = 1.0;
     for (int c = 1; c < d->m; c++)
-        z[c] = sign * s_coord(g->diff, g->unprot, d->full[c]);
+        z[c] = sign * s_coord(g->diff, g->cov, d->full[c]);
     *y = g->test_white ? g->score : 1.0 - g->score;
 }
 
@@ -135,9 +149,10 @@ static int s_check_games(const stats_game_t *games, size_t n, char *err, size_t 
             return capa_fail(err, errlen, CAPA_EINVAL, "game %zu: test_white must be 0 or 1", i);
         if (g->stratum < 0)
             return capa_fail(err, errlen, CAPA_EINVAL, "game %zu has stratum %d", i, g->stratum);
-        if (g->unprot > STATS_DIFF_MAX || g->unprot < -STATS_DIFF_MAX)
-            return capa_fail(err, errlen, CAPA_ERANGE, "game %zu: %d unprotected pawns is beyond %d", i,
-                             g->unprot, STATS_DIFF_MAX);
+        for (int k = 0; k < STATS_COV_NB; k++)
+            if (g->cov[k] > STATS_DIFF_MAX || g->cov[k] < -STATS_DIFF_MAX)
+                return capa_fail(err, errlen, CAPA_ERANGE, "game %zu: a difference of %d in %s is beyond %d", i,
+                                 g->cov[k], S_COV_KEY[k], STATS_DIFF_MAX);
         for (int p = 0; p < STATS_PIECE_NB; p++)
             if (g->diff[p] > STATS_DIFF_MAX || g->diff[p] < -STATS_DIFF_MAX)
                 return capa_fail(err, errlen, CAPA_ERANGE, "game %zu: a difference of %d %c is beyond %d", i,
@@ -164,9 +179,10 @@ static int s_check_rounds(const stats_rounds_t *rd, char *err, size_t errlen)
                     return capa_fail(err, errlen, CAPA_EINVAL, "rounds: moment %zu is not finite", i);
     }
     for (size_t c = 0; c < rd->n_classes; c++) {
-        if (rd->classes[c].unprot > STATS_DIFF_MAX || rd->classes[c].unprot < -STATS_DIFF_MAX)
-            return capa_fail(err, errlen, CAPA_ERANGE, "rounds: class %zu has %d unprotected pawns", c,
-                             rd->classes[c].unprot);
+        for (int k = 0; k < STATS_COV_NB; k++)
+            if (rd->classes[c].cov[k] > STATS_DIFF_MAX || rd->classes[c].cov[k] < -STATS_DIFF_MAX)
+                return capa_fail(err, errlen, CAPA_ERANGE, "rounds: class %zu has a difference of %d in %s", c,
+                                 rd->classes[c].cov[k], S_COV_KEY[k]);
         for (int p = 0; p < STATS_PIECE_NB; p++)
             if (rd->classes[c].diff[p] > STATS_DIFF_MAX || rd->classes[c].diff[p] < -STATS_DIFF_MAX)
                 return capa_fail(err, errlen, CAPA_ERANGE, "rounds: class %zu has a difference of %d %c", c,
@@ -179,7 +195,7 @@ static int s_design(const stats_game_t *games, size_t n, s_design_t *d, char *er
 {
     double g[S_DIM][S_DIM] = { { 0 } };
     for (size_t i = 0; i < n; i++)
-        stats_design_add(g, games[i].diff, games[i].unprot, games[i].test_white, s_count(&games[i]));
+        stats_design_add(g, games[i].diff, games[i].cov, games[i].test_white, s_count(&games[i]));
     return stats_design_analyse(g, d, err, errlen);
 }
 
@@ -270,7 +286,7 @@ static void s_meat_rounds(const s_design_t *d, const stats_rounds_t *rd, const d
             double zw[S_DIM], zb[S_DIM];
             zw[0] = zb[0] = 1.0;
             for (int c = 1; c < d->m; c++) {
-                zw[c] = s_coord(cl->diff, cl->unprot, d->full[c]);
+                zw[c] = s_coord(cl->diff, cl->cov, d->full[c]);
                 zb[c] = -zw[c];
             }
             double pw = s_logistic(s_eta(d, beta, zw)), pb = s_logistic(s_eta(d, beta, zb));
@@ -518,22 +534,33 @@ static void s_summaries(const s_design_t *d, const double *b, const double v[S_D
             s_combination(defs[i].coef, b, v, r->scaled, ct);
     }
     r->n_notes = stats_design_explain(d, r->notes, STATS_PIECE_NB);
-    stats_unprot_t *u = &r->unprot;
-    u->fitted = d->covariate;
-    u->confounded = d->covariate_confounded;
-    memset(&u->effect, 0, sizeof u->effect);
-    if (!d->covariate)
-        return;
-    double c[S_DIM] = { 0 };
-    c[STATS_COEF_U] = 1.0;
-    snprintf(u->effect.name, sizeof u->effect.name, "unprotected pawn");
-    u->effect.estimable = 1;
-    s_combination(c, b, v, r->scaled, &u->effect);
+    for (int k = 0; k < STATS_COV_NB; k++) {
+        stats_covariate_t *u = &r->cov[k];
+        u->fitted = d->covariate[k];
+        u->confounded = d->covariate_confounded[k];
+        memset(&u->effect, 0, sizeof u->effect);
+        if (!u->fitted)
+            continue;
+        double c[S_DIM] = { 0 };
+        c[STATS_COEF_COV + k] = 1.0;
+        snprintf(u->effect.name, sizeof u->effect.name, "%s", k == STATS_COV_UNPROT ? "unprotected pawn" : "shelter pawn");
+        u->effect.estimable = 1;
+        s_combination(c, b, v, r->scaled, &u->effect);
+    }
 }
+
+static int s_fit(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, int unadjusted,
+                 stats_values_t **out, char *err, size_t errlen);
 
 int stats_values_fit(const stats_game_t *games, size_t n, stats_values_t **out, char *err, size_t errlen)
 {
-    return stats_values_fit_rounds(games, n, NULL, out, err, errlen);
+    return s_fit(games, n, NULL, 1, out, err, errlen);
+}
+
+int stats_values_fit_rounds(const stats_game_t *games, size_t n, const stats_rounds_t *rounds,
+                            stats_values_t **out, char *err, size_t errlen)
+{
+    return s_fit(games, n, rounds, 1, out, err, errlen);
 }
 
 /* Full coordinates of a covariance over the kept columns. */
@@ -545,10 +572,11 @@ static void s_full(const s_design_t *d, const double v[S_DIM][S_DIM], double vf[
             vf[d->full[a]][d->full[c]] = v[a][c];
 }
 
-/* The same fit without the covariate, into r->unprot's unadjusted figures:
- * what adjusting for unprotected pawns changes. 0 or CAPA_ENOMEM (a fit
- * that fails without the covariate leaves them at zero). */
-static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, stats_values_t *r)
+/* The same fit without covariate k (the others kept), into r->cov[k]'s
+ * unadjusted figures: what adjusting for it changes. 0 or CAPA_ENOMEM (a
+ * fit that fails without the covariate leaves them at zero). */
+static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, int k,
+                        stats_values_t *r)
 {
     stats_game_t *g = malloc(n * sizeof *g);
     stats_class_t *cl = rounds ? malloc((rounds->n_classes + 1) * sizeof *cl) : NULL;
@@ -559,21 +587,21 @@ static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_
     }
     memcpy(g, games, n * sizeof *g);
     for (size_t i = 0; i < n; i++)
-        g[i].unprot = 0;
+        g[i].cov[k] = 0;
     stats_rounds_t rd;
     if (rounds) {
         rd = *rounds;
         memcpy(cl, rounds->classes, rounds->n_classes * sizeof *cl);
         for (size_t i = 0; i < rounds->n_classes; i++)
-            cl[i].unprot = 0;
+            cl[i].cov[k] = 0;
         rd.classes = cl;
     }
     stats_values_t *plain = NULL;
     char err[256];
-    int rc = stats_values_fit_rounds(g, n, rounds ? &rd : NULL, &plain, err, sizeof err);
+    int rc = s_fit(g, n, rounds ? &rd : NULL, 0, &plain, err, sizeof err);
     if (rc == 0) {
-        memcpy(r->unprot.unadj_contrasts, plain->contrasts, sizeof r->unprot.unadj_contrasts);
-        memcpy(r->unprot.unadj_piece, plain->piece, sizeof r->unprot.unadj_piece);
+        memcpy(r->cov[k].unadj_contrasts, plain->contrasts, sizeof r->cov[k].unadj_contrasts);
+        memcpy(r->cov[k].unadj_piece, plain->piece, sizeof r->cov[k].unadj_piece);
     }
     stats_values_destroy(&plain);
     free(g);
@@ -581,8 +609,9 @@ static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_
     return rc == CAPA_ENOMEM ? rc : 0;
 }
 
-int stats_values_fit_rounds(const stats_game_t *games, size_t n, const stats_rounds_t *rounds,
-                            stats_values_t **out, char *err, size_t errlen)
+/* The fit; with unadjusted, also the fit without each fitted covariate. */
+static int s_fit(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, int unadjusted,
+                 stats_values_t **out, char *err, size_t errlen)
 {
     *out = NULL;
     int rc = s_check_games(games, n, err, errlen);
@@ -660,13 +689,15 @@ int stats_values_fit_rounds(const stats_game_t *games, size_t n, const stats_rou
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
     s_lack_of_fit(&d, r);
-    double usum = 0.0;
-    for (size_t i = 0; i < n; i++)
-        usum += s_count(&games[i]) * games[i].unprot;
-    r->unprot.mean = usum / (double) r->games;
-    if (r->unprot.fitted && s_unadjusted(games, n, rounds, r) != 0) {
-        stats_values_destroy(&r);
-        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    for (int k = 0; k < STATS_COV_NB; k++) {
+        double usum = 0.0;
+        for (size_t i = 0; i < n; i++)
+            usum += s_count(&games[i]) * games[i].cov[k];
+        r->cov[k].mean = usum / (double) r->games;
+        if (unadjusted && r->cov[k].fitted && s_unadjusted(games, n, rounds, k, r) != 0) {
+            stats_values_destroy(&r);
+            return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+        }
     }
     *out = r;
     return 0;
@@ -730,7 +761,12 @@ void stats_values_unit(const stats_values_t *v, char *buf, size_t len)
             files[v->imbalances[i].stratum] += v->imbalances[i].games;
             any += v->imbalances[i].games;
         }
-    textbuf_put(&o, "the pawn: the logit effect of one start pawn, one coefficient for every imbalance with pawns");
+    if (v->cov[STATS_COV_SHELTER].fitted)
+        textbuf_put(&o, "the pawn: the logit effect of one start pawn outside its king's shelter (the king's file "
+                        "and the files beside it; one from there costs the king's-shelter effect more), one "
+                        "coefficient for every imbalance with pawns");
+    else
+        textbuf_put(&o, "the pawn: the logit effect of one start pawn, one coefficient for every imbalance with pawns");
     if (!any)
         return;
     textbuf_put(&o, "; pawn odds by the missing pawn's file (games):");
@@ -748,7 +784,7 @@ int stats_values_format(const stats_values_t *v, char *buf, size_t len)
     else
         textbuf_put(&o, "Piece values (95%% intervals, pairs as clusters): %lld games, %lld pairs\n",
                     (long long) v->games, (long long) v->pairs);
-    char unit[STATS_NOTE_MAX];
+    char unit[STATS_UNIT_MAX];
     stats_values_unit(v, unit, sizeof unit);
     textbuf_put(&o, "Unit: %s\n", unit);
     if (!v->scaled) {
@@ -792,20 +828,27 @@ int stats_values_format(const stats_values_t *v, char *buf, size_t len)
     }
     for (int i = 0; i < v->n_notes; i++)
         textbuf_put(&o, "Not separated: %s\n", v->notes[i]);
-    const stats_unprot_t *u = &v->unprot;
-    if (u->fitted) {
-        textbuf_put(&o, "Unprotected pawns (adjusted for; side under test %+.2f on average): %+.3f logit per pawn "
-                        "[%+.3f, %+.3f]", u->mean, u->effect.logit, u->effect.logit_lo, u->effect.logit_hi);
-        if (u->effect.in_pawns)
-            textbuf_put(&o, " = %+.3f pawns [%+.3f, %+.3f]", u->effect.pawns, u->effect.pawns_lo,
-                        u->effect.pawns_hi);
-        const stats_contrast_t *c0 = &u->unadj_contrasts[0];
-        if (v->n_contrasts > 0 && c0->in_pawns)
-            textbuf_put(&o, "; unadjusted %s %+.3f pawns [%+.3f, %+.3f]", c0->name, c0->pawns, c0->pawns_lo,
-                        c0->pawns_hi);
-        textbuf_put(&o, "\n");
-    } else if (u->confounded) {
-        textbuf_put(&o, "Unprotected pawns: not separable from the material in this design; not adjusted for\n");
+    for (int k = 0; k < STATS_COV_NB; k++) {
+        const stats_covariate_t *u = &v->cov[k];
+        if (u->fitted) {
+            textbuf_put(&o, "%s (adjusted for; side under test %+.2f on average): %+.3f logit per %s "
+                            "[%+.3f, %+.3f]", S_COV_TITLE[k], u->mean, u->effect.logit, S_COV_NAME[k],
+                        u->effect.logit_lo, u->effect.logit_hi);
+            if (u->effect.in_pawns)
+                textbuf_put(&o, " = %+.3f pawns [%+.3f, %+.3f]", u->effect.pawns, u->effect.pawns_lo,
+                            u->effect.pawns_hi);
+            const stats_contrast_t *c0 = &u->unadj_contrasts[0];
+            if (v->n_contrasts > 0 && c0->in_pawns)
+                textbuf_put(&o, "; unadjusted %s %+.3f pawns [%+.3f, %+.3f]", c0->name, c0->pawns, c0->pawns_lo,
+                            c0->pawns_hi);
+            else if (v->n_contrasts > 0 && c0->estimable)
+                textbuf_put(&o, "; unadjusted %s %+.0f Elo [%+.0f, %+.0f]", c0->name, c0->elo, c0->elo_lo,
+                            c0->elo_hi);
+            textbuf_put(&o, "\n");
+        } else if (u->confounded) {
+            textbuf_put(&o, "%s: not separable from the material in this design; not adjusted for\n",
+                        S_COV_TITLE[k]);
+        }
     }
     if (v->pawn_identified)
         textbuf_put(&o, "Scale: %.4f logit per pawn (%.1f Elo); ", v->scale, v->elo_per_pawn);
@@ -912,22 +955,25 @@ static int s_clusters_json(cJSON *o, const stats_values_t *v)
     return 0;
 }
 
-/* "unprotected_pawns": null when no game has any; {fitted: false, note}
- * when the material explains it; else the effect per pawn (logit, elo,
- * pawns), the mean difference and the unadjusted contrasts and values. */
-static int s_unprot_json(cJSON *o, const stats_values_t *v)
+/* Covariate k under its key ("unprotected_pawns", "king_shelter"): null
+ * when no game has any; {fitted: false, note} when the material explains
+ * it; else the effect of one (logit, elo, pawns), the mean difference and
+ * the contrasts and values without it. */
+static int s_covariate_json(cJSON *o, const stats_values_t *v, int k)
 {
-    const stats_unprot_t *u = &v->unprot;
+    const stats_covariate_t *u = &v->cov[k];
     if (!u->fitted && !u->confounded)
-        return cJSON_AddNullToObject(o, "unprotected_pawns") ? 0 : -1;
-    cJSON *e = cJSON_AddObjectToObject(o, "unprotected_pawns");
+        return cJSON_AddNullToObject(o, S_COV_KEY[k]) ? 0 : -1;
+    cJSON *e = cJSON_AddObjectToObject(o, S_COV_KEY[k]);
     if (!e)
         return -1;
     cJSON_AddBoolToObject(e, "fitted", u->fitted);
     cJSON_AddNumberToObject(e, "mean", u->mean);
     if (!u->fitted) {
-        cJSON_AddStringToObject(e, "note", "the unprotected pawns always go with the same material in this "
-                                           "design: not separable, the values are not adjusted for them");
+        char note[160];
+        snprintf(note, sizeof note, "the %s difference always goes with the same material in this design: "
+                 "not separable, the values are not adjusted for it", S_COV_KEY[k]);
+        cJSON_AddStringToObject(e, "note", note);
         return 0;
     }
     const stats_contrast_t *x = &u->effect;
@@ -957,9 +1003,10 @@ cJSON *stats_values_to_json(const stats_values_t *v)
     if (contrasts)
         cJSON_AddItemToObject(o, "contrasts", contrasts);
     bad |= s_values_json(o, v->piece, v->pawn_identified);
-    bad |= s_unprot_json(o, v);
+    for (int k = 0; k < STATS_COV_NB; k++)
+        bad |= s_covariate_json(o, v, k);
     cJSON_AddStringToObject(o, "interval", "fieller");
-    char unit[STATS_NOTE_MAX];
+    char unit[STATS_UNIT_MAX];
     stats_values_unit(v, unit, sizeof unit);
     cJSON_AddStringToObject(o, "unit", unit);
     cJSON *notes = cJSON_AddArrayToObject(o, "not_separated");

@@ -5,12 +5,14 @@
  * score and the pair it belongs to. The model, fitted to all games at once
  * by maximum likelihood (draws count as half points, quasi-binomial):
  *
- *   P(White scores) = logistic(w + sum_i beta_i * x_i + gamma * u)
+ *   P(White scores) = logistic(w + sum_i beta_i * x_i + sum_k gamma_k * u_k)
  *
  * with x the difference from White's view, beta_i the logit effect of piece
- * i, w White's edge and gamma the logit effect of one unprotected start
- * pawn (u: how many more the side under test had, from White's view; left
- * out where no game has any or the material explains it). A design need not separate every piece: the fit
+ * i, w White's edge and gamma_k the logit effect of covariate k of the start
+ * (u_k: how many more the side under test had, from White's view): one more
+ * unprotected start pawn, one more pawn missing from the king's shelter.
+ * A covariate is left out where no game has any or the columns before it
+ * explain it. A design need not separate every piece: the fit
  * keeps a basis of its columns (stats_design.h) and reports what the
  * imbalances determine, in this order:
  *   1. contrasts (A-C, Q-A, Q-C, then other differences of two pieces) in
@@ -41,14 +43,17 @@
 #include "stats_design.h"
 
 #define STATS_DIFF_MAX 16 /* |difference| per piece type accepted */
+#define STATS_UNIT_MAX 512 /* bytes of the unit's sentence */
 
 typedef struct {
     int8_t diff[STATS_PIECE_NB]; /* side under test minus the other side */
     int8_t test_white;           /* 1: the side under test had White */
     int8_t stratum;              /* 0, or a label that splits the imbalance's raw
                                   * scores: 1..10 = file a..j of the removed pawn */
-    int8_t unprot;               /* start pawns no piece protects: the side under
-                                  * test's minus the other side's (a covariate) */
+    int8_t cov[STATS_COV_NB];    /* covariates of the start, the side under test's
+                                  * minus the other side's: [STATS_COV_UNPROT] start
+                                  * pawns no piece protects, [STATS_COV_SHELTER] pawns
+                                  * missing from the king's file and its neighbours */
     double score;                /* 0, 0.5 or 1 for the side under test */
     int64_t pair;                /* the two games of a pair share this id */
     int64_t count;               /* identical pairs this record stands for (0 = 1):
@@ -67,7 +72,7 @@ enum { STATS_MOM_N, STATS_MOM_A, STATS_MOM_S, STATS_MOM_NB };
 
 typedef struct {
     int8_t diff[STATS_PIECE_NB]; /* the class's imbalance (side under test) */
-    int8_t unprot;               /* and its unprotected pawns (as in the games) */
+    int8_t cov[STATS_COV_NB];    /* and its covariates (as in the games) */
 } stats_class_t;
 
 typedef struct {
@@ -109,10 +114,11 @@ typedef struct {
     double residual_z;                /* (score - predicted) / its standard error */
 } stats_imbalance_t;
 
-/* The unprotected-pawn covariate: the logit effect of one more start pawn
- * that no piece protects on the side under test. The values and contrasts
- * above it are adjusted for it; the unadjusted ones (the same fit without
- * the covariate) are kept for comparison. */
+/* A covariate of the start: the logit effect of one more unprotected start
+ * pawn (or one more pawn missing from the king's shelter) on the side under
+ * test. The values and contrasts above it are adjusted for it; the
+ * unadjusted ones (the same fit without this covariate, the others kept)
+ * are kept for comparison. */
 typedef struct {
     int fitted;                         /* 1: in the model */
     int confounded;                     /* 1: it varies, but always with the material
@@ -122,7 +128,13 @@ typedef struct {
     double mean;                        /* mean over the games (side under test) */
     stats_contrast_t unadj_contrasts[STATS_CONTRAST_MAX]; /* fitted: the fit without it */
     stats_piece_value_t unadj_piece[STATS_PIECE_NB];
-} stats_unprot_t;
+} stats_covariate_t;
+
+/* The covariate's JSON key ("unprotected_pawns", "king_shelter"), and its
+ * name in one effect ("unprotected pawn", "pawn missing from the king's
+ * shelter"); NULL out of range. */
+const char *stats_covariate_key(int k);
+const char *stats_covariate_name(int k);
 
 typedef struct {
     stats_contrast_t contrasts[STATS_CONTRAST_MAX];
@@ -147,7 +159,7 @@ typedef struct {
     stats_imbalance_t *imbalances;    /* owned by this struct, most games first */
     int n_notes;                      /* what the design cannot separate */
     char notes[STATS_PIECE_NB][STATS_NOTE_MAX];
-    stats_unprot_t unprot;            /* the unprotected-pawn covariate */
+    stats_covariate_t cov[STATS_COV_NB]; /* the covariates of the start */
     int lof_df;                       /* lack of fit over the imbalance rows: 0 = */
     double lof_chi2, lof_p;           /* no test (as many parameters as rows) */
 } stats_values_t;

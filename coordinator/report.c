@@ -53,6 +53,13 @@ static int s_sprt(const runinfo_t *ri, const store_totals_t *t, cJSON *rep, char
 
 /* 1 when diff is one pawn and nothing else (pawn odds): its games are
  * split by the file of the missing pawn. */
+/* A covariate's difference as the fit takes it (at most STATS_DIFF_MAX
+ * either way: a start array has ten pawns a side). */
+static int8_t s_clamp_cov(int v)
+{
+    return (int8_t) (v > STATS_DIFF_MAX ? STATS_DIFF_MAX : v < -STATS_DIFF_MAX ? -STATS_DIFF_MAX : v);
+}
+
 static int s_single_pawn(const int8_t *diff)
 {
     int other = 0;
@@ -101,9 +108,8 @@ int report_values_games(store_t *store, int64_t run_id, const rundoc_t *doc, int
             g->score = (t[i].b_white[gi] ? white : 2 - white) / 2.0;
             g->pair = (int64_t) i;
             g->count = t[i].count;
-            g->unprot = (int8_t) (t[i].unprot > STATS_DIFF_MAX    ? STATS_DIFF_MAX
-                                  : t[i].unprot < -STATS_DIFF_MAX ? -STATS_DIFF_MAX
-                                                                  : t[i].unprot);
+            g->cov[STATS_COV_UNPROT] = s_clamp_cov(t[i].unprot);
+            g->cov[STATS_COV_SHELTER] = s_clamp_cov(t[i].shelter);
         }
     }
     free(t);
@@ -171,28 +177,32 @@ static int s_imbalance_scores(store_t *store, int64_t run_id, const rundoc_t *do
     return 0;
 }
 
-/* The class of (imbalance name, unprotected pawns) in classes[0..*n), added
- * when new; -1 for an imbalance the document does not name. */
-static int s_class_of(const rundoc_t *doc, const char *name, int unprot, stats_class_t *classes, int *imb,
-                      size_t *n)
+/* The class of (imbalance name, unprotected pawns, king's shelter) in
+ * classes[0..*n), added when new; -1 for an imbalance the document does not
+ * name. */
+static int s_class_of(const rundoc_t *doc, const char *name, int unprot, int shelter, stats_class_t *classes,
+                      int *imb, size_t *n)
 {
     int k = -1;
     for (size_t i = 0; i < doc->imbalance_count && k < 0; i++)
         if (strcmp(doc->imbalances[i].name, name) == 0)
             k = (int) i;
-    if (k < 0 || unprot > STATS_DIFF_MAX || unprot < -STATS_DIFF_MAX)
+    if (k < 0)
         return -1;
+    int8_t cov[STATS_COV_NB];
+    cov[STATS_COV_UNPROT] = s_clamp_cov(unprot);
+    cov[STATS_COV_SHELTER] = s_clamp_cov(shelter);
     for (size_t c = 0; c < *n; c++)
-        if (imb[c] == k && classes[c].unprot == unprot)
+        if (imb[c] == k && memcmp(classes[c].cov, cov, sizeof cov) == 0)
             return (int) c;
     stats_plan_diff(doc->imbalances[k].side, doc->imbalances[k].other, classes[*n].diff);
-    classes[*n].unprot = (int8_t) unprot;
+    memcpy(classes[*n].cov, cov, sizeof cov);
     imb[*n] = k;
     return (int) (*n)++;
 }
 
 /* The run's round moments as the fit takes them (stats_rounds_t): one class
- * per imbalance of the document and count of unprotected pawns. The caller
+ * per imbalance of the document and its covariates' values. The caller
  * frees *classes_p and *moments_p. 0, CAPA_EDB, CAPA_ENOMEM, or CAPA_ERANGE
  * (no rounds). */
 static int s_round_moments(store_t *store, int64_t run_id, const runinfo_t *ri, stats_rounds_t *rd,
@@ -224,8 +234,10 @@ static int s_round_moments(store_t *store, int64_t run_id, const runinfo_t *ri, 
     }
     size_t nm = 0, nc = 0;
     for (size_t i = 0; i < nr; i++) {
-        int j = s_class_of(ri->doc, rows[i].cls[0], rows[i].unprot[0], classes, imb, &nc);
-        int l = j < 0 ? -1 : s_class_of(ri->doc, rows[i].cls[1], rows[i].unprot[1], classes, imb, &nc);
+        int j = s_class_of(ri->doc, rows[i].cls[0], rows[i].unprot[0], rows[i].shelter[0], classes, imb, &nc);
+        int l = j < 0 ? -1
+                      : s_class_of(ri->doc, rows[i].cls[1], rows[i].unprot[1], rows[i].shelter[1], classes, imb,
+                                   &nc);
         if (j < 0 || l < 0)
             continue; /* an imbalance the document does not name: not in the games either */
         stats_moment_t *mo = &moments[nm++];

@@ -209,6 +209,24 @@ int startpos_unprotected_pawns(const char *fen, int out[2], char *err, size_t er
     return rc;
 }
 
+int startpos_shelter_missing(const char *fen, int out[2], char *err, size_t errlen)
+{
+    out[0] = out[1] = 0;
+    board_t *b = malloc(sizeof *b);
+    if (!b)
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    int rc = board_set_fen(b, fen, VARIANT_CAPARANDOM, err, errlen);
+    if (rc == 0)
+        for (int c = WHITE; c <= BLACK; c++) {
+            int kf = square_file(board_king_sq(b, (color_t) c));
+            bitboard_t pawns = board_pieces(b, (color_t) c, PAWN);
+            for (int f = kf - 1; f <= kf + 1; f++)
+                out[c] += f >= 0 && f < FILE_NB && (pawns & bb_file(f)) == 0;
+        }
+    free(b);
+    return rc;
+}
+
 int startpos_round_segments(const startpos_spec_t *spec, int64_t *first_pair, int64_t *first_round,
                             int64_t *width, int max)
 {

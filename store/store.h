@@ -335,8 +335,9 @@ typedef struct {
 /* The counted pairs of a values run summed up by kind: imbalance, which
  * game B had White in, both results, (buckets > 1) which of `buckets`
  * equal slices of the pair numbers 0..max they fall in (0 otherwise), the
- * file of a single pawn missing from the start array, and how many more
- * unprotected pawns B started with. One aggregate
+ * file of a single pawn missing from the start array, how many more
+ * unprotected pawns B started with and how many more pawns B missed from
+ * its king's shelter. One aggregate
  * query; what the piece-value fit needs, whatever the run's size. */
 typedef struct {
     char imbalance[STORE_TEXT_MAX];
@@ -348,6 +349,9 @@ typedef struct {
                                        * no pawn or more than one is missing */
     int unprot;                       /* B's start pawns no piece protects minus A's
                                        * (pairs.unprotected, sql/005) */
+    int shelter;                      /* B's pawns missing from its king's file and
+                                       * the files beside it, minus A's (pairs.shelter,
+                                       * sql/006) */
     int64_t count;
 } store_pair_type_t;
 
@@ -356,8 +360,8 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
                      size_t *n_out);
 
 /* Round moments of a values run (stats_values.h, stats_rounds_t): for each
- * round and class (the imbalance and the pairs' unprotected-pawn difference,
- * as store_pair_types gives them) N = its counted pairs, A = White's half
+ * round and class (the imbalance and the pairs' unprotected-pawn and
+ * king's-shelter differences, as store_pair_types gives them) N = its counted pairs, A = White's half
  * points and S = B's half points over their games; one row per ordered pair
  * of classes (cls[0], cls[1]) that meet in a round, with the sums over those
  * rounds of the nine products m[x][y] = X_j Y_l (x, y: 0 N, 1 A, 2 S; A and
@@ -368,6 +372,7 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
 typedef struct {
     char cls[2][STORE_TEXT_MAX];      /* the imbalances */
     int unprot[2];                    /* and the unprotected-pawn differences */
+    int shelter[2];                   /* and the king's-shelter differences */
     int64_t m[3][3];
 } store_round_moment_t;
 

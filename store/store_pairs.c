@@ -512,10 +512,10 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
                         "SELECT imbalance, b_white1, b_white2, result1, result2,"
                         " (pair_no * $2::bigint) / (SELECT coalesce(max(pair_no), 0) + 1"
                         "  FROM pairs WHERE run_id = $1::bigint) AS bucket, " STORE_PAWN_GAP_FILE
-                        " AS stratum, coalesce(unprotected, 0), count(*)"
+                        " AS stratum, coalesce(unprotected, 0), coalesce(shelter, 0), count(*)"
                         " FROM pairs WHERE run_id = $1::bigint AND NOT excluded"
                         " AND imbalance IS NOT NULL"
-                        " GROUP BY 1, 2, 3, 4, 5, 6, 7, 8 ORDER BY 6, 1, 2, 3, 4, 5, 7, 8",
+                        " GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9 ORDER BY 6, 1, 2, 3, 4, 5, 7, 8, 9",
                         2, params, &res);
     if (rc < 0)
         return rc;
@@ -535,7 +535,8 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
             v[i].bucket = store_get_int(res, i, 5);
             v[i].stratum = store_get_int(res, i, 6);
             v[i].unprot = store_get_int(res, i, 7);
-            v[i].count = store_get_i64(res, i, 8);
+            v[i].shelter = store_get_int(res, i, 8);
+            v[i].count = store_get_i64(res, i, 9);
         }
         *rows_p = v;
         *n_out = (size_t) rows;
@@ -577,17 +578,18 @@ int store_round_moments(store_t *store, int64_t run_id, const int64_t *first_pai
      * pair of each imbalance), then every two rows of one round. */
     int rc = store_exec(store, "round moments",
                         "WITH q AS (SELECT imbalance AS cls, coalesce(unprotected, 0) AS u,"
+                        "  coalesce(shelter, 0) AS h,"
                         "  result1 + result2 AS a, score AS s,"
                         "  width_bucket(pair_no, $2::bigint[]) AS b, pair_no"
                         "  FROM pairs WHERE run_id = $1::bigint AND NOT excluded"
                         "  AND imbalance IS NOT NULL),"
-                        " c AS (SELECT cls, u, a::bigint AS a, s::bigint AS s,"
+                        " c AS (SELECT cls, u, h, a::bigint AS a, s::bigint AS s,"
                         "  ($3::bigint[])[b] + (pair_no - ($2::bigint[])[b]) / ($4::bigint[])[b] AS rnd"
                         "  FROM q)"
-                        " SELECT x.cls, x.u, y.cls, y.u, count(*), sum(y.a), sum(y.s), sum(x.a),"
+                        " SELECT x.cls, x.u, x.h, y.cls, y.u, y.h, count(*), sum(y.a), sum(y.s), sum(x.a),"
                         "  sum(x.a * y.a), sum(x.a * y.s), sum(x.s), sum(x.s * y.a), sum(x.s * y.s),"
                         "  (SELECT count(DISTINCT rnd) FROM c)"
-                        " FROM c x JOIN c y ON x.rnd = y.rnd GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+                        " FROM c x JOIN c y ON x.rnd = y.rnd GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6",
                         4, params, &res);
     if (rc < 0)
         return rc;
@@ -601,13 +603,15 @@ int store_round_moments(store_t *store, int64_t run_id, const int64_t *first_pai
         for (int i = 0; i < rows; i++) {
             store_get_text(res, i, 0, v[i].cls[0], sizeof v[i].cls[0]);
             v[i].unprot[0] = store_get_int(res, i, 1);
-            store_get_text(res, i, 2, v[i].cls[1], sizeof v[i].cls[1]);
-            v[i].unprot[1] = store_get_int(res, i, 3);
+            v[i].shelter[0] = store_get_int(res, i, 2);
+            store_get_text(res, i, 3, v[i].cls[1], sizeof v[i].cls[1]);
+            v[i].unprot[1] = store_get_int(res, i, 4);
+            v[i].shelter[1] = store_get_int(res, i, 5);
             for (int x = 0; x < 3; x++)
                 for (int y = 0; y < 3; y++)
-                    v[i].m[x][y] = store_get_i64(res, i, 4 + 3 * x + y);
+                    v[i].m[x][y] = store_get_i64(res, i, 6 + 3 * x + y);
         }
-        *rounds = store_get_i64(res, 0, 13);
+        *rounds = store_get_i64(res, 0, 15);
         *rows_p = v;
         *n_out = (size_t) rows;
     }

@@ -963,11 +963,12 @@ static void round_moments_sum_products_of_classes_meeting_in_a_round(void)
     store_destroy(&st);
 }
 
-/* pairs.unprotected (sql/005, computed in SQL from the start FEN) equals the
- * engine's count from its attack tables, for values pairs dealt as a run
- * deals them (removals of pieces and pawns), and pairs without an imbalance
- * get none; the pair kinds carry it. */
-static void unprotected_pawns_of_a_start_match_the_engine(void)
+/* pairs.unprotected and pairs.shelter (sql/005, sql/006, computed in SQL
+ * from the start FEN) equal the engine's counts from its attack tables and
+ * its board, for values pairs dealt as a run deals them (removals of pieces
+ * and pawns), and pairs without an imbalance get none; the pair kinds carry
+ * them. */
+static void start_covariates_match_the_engine(void)
 {
     store_t *st = s_store();
     int64_t run = s_run(st, PROTO_KIND_VALUES, 1000);
@@ -980,12 +981,14 @@ static void unprotected_pawns_of_a_start_match_the_engine(void)
     enum { NP = 400 };
     static startpos_t sp[NP];
     static store_pair_t p[NP];
-    int want[NP];
+    int want[NP], want_sh[NP];
     char err[256];
     for (int k = 0; k < NP; k++) {
         CHECK_MSG(startpos_for_pair(&spec, k, &sp[k], err, sizeof err) == 0, "%s", err);
         int un[2];
         CHECK_MSG(startpos_unprotected_pawns(sp[k].fen, un, err, sizeof err) == 0, "%s", err);
+        int sh[2];
+        CHECK_MSG(startpos_shelter_missing(sp[k].fen, sh, err, sizeof err) == 0, "%s", err);
         p[k] = s_pair(k, NULL);
         p[k].fen = sp[k].fen;
         p[k].fen2 = sp[k].fen2;
@@ -996,42 +999,66 @@ static void unprotected_pawns_of_a_start_match_the_engine(void)
         p[k].score = (p[k].b_white[0] ? p[k].result[0] : 2 - p[k].result[0]) +
                      (p[k].b_white[1] ? p[k].result[1] : 2 - p[k].result[1]);
         want[k] = (k % 2 == 0 ? 1 : -1) * (un[0] - un[1]);
+        want_sh[k] = (k % 2 == 0 ? 1 : -1) * (sh[0] - sh[1]);
     }
     CHECK_MSG(store_insert_pairs(st, run, p, NP, NULL, NULL) == 0, "%s", store_last_error(st));
     PGconn *pg = PQconnectdb(s_conninfo);
     char sql[160];
-    snprintf(sql, sizeof sql, "SELECT pair_no, unprotected FROM pairs WHERE run_id = %lld ORDER BY pair_no",
+    snprintf(sql, sizeof sql,
+             "SELECT pair_no, unprotected, shelter FROM pairs WHERE run_id = %lld ORDER BY pair_no",
              (long long) run);
     PGresult *r = PQexec(pg, sql);
     CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == NP);
-    int nonzero = 0;
+    int nonzero = 0, nonzero_sh = 0, pawn_odds = 0, pawn_odds_sh = 0;
     for (int k = 0; k < NP && k < PQntuples(r); k++) {
-        int got = atoi(PQgetvalue(r, k, 1));
+        int got = atoi(PQgetvalue(r, k, 1)), got_sh = atoi(PQgetvalue(r, k, 2));
         CHECK_MSG(got == want[k], "pair %d (%s, %s): SQL %d, engine %d", k, sp[k].imbalance, sp[k].fen, got,
                   want[k]);
+        CHECK_MSG(got_sh == want_sh[k], "pair %d (%s, %s): shelter SQL %d, engine %d", k, sp[k].imbalance,
+                  sp[k].fen, got_sh, want_sh[k]);
         nonzero += got != 0;
+        nonzero_sh += got_sh != 0;
+        if (strcmp(sp[k].imbalance, "pawn odds") == 0) {
+            pawn_odds++;
+            pawn_odds_sh += got_sh != 0;
+        }
+        /* no piece removal touches a pawn */
+        if (strcmp(sp[k].imbalance, "A vs C") == 0 || strcmp(sp[k].imbalance, "Q vs A+N") == 0)
+            CHECK_EQ_INT(got_sh, 0);
     }
     PQclear(r);
     CHECK(nonzero > NP / 10); /* the removals do leave pawns unprotected */
+    /* files a..j in turn: the king's file and its neighbours are 3 of 10 */
+    CHECK_MSG(pawn_odds_sh * 10 >= pawn_odds * 2 && pawn_odds_sh * 10 <= pawn_odds * 4,
+              "pawn odds stripping the shelter: %d of %d", pawn_odds_sh, pawn_odds);
+    CHECK(nonzero_sh > pawn_odds_sh); /* N vs PPP too */
     /* the pair kinds carry it: their counts by value equal the engine's */
     store_pair_type_t *t = NULL;
     size_t n = 0;
     CHECK(store_pair_types(st, run, 1, &t, &n) == 0);
-    int64_t by_sql[21] = { 0 }, by_engine[21] = { 0 };
-    for (size_t i = 0; i < n; i++)
+    int64_t by_sql[21] = { 0 }, by_engine[21] = { 0 }, sh_sql[7] = { 0 }, sh_engine[7] = { 0 };
+    for (size_t i = 0; i < n; i++) {
         if (t[i].unprot >= -10 && t[i].unprot <= 10)
             by_sql[t[i].unprot + 10] += t[i].count;
-    for (int k = 0; k < NP; k++)
+        if (t[i].shelter >= -3 && t[i].shelter <= 3)
+            sh_sql[t[i].shelter + 3] += t[i].count;
+    }
+    for (int k = 0; k < NP; k++) {
         by_engine[want[k] + 10]++;
+        sh_engine[want_sh[k] + 3]++;
+    }
     for (int u = 0; u < 21; u++)
         CHECK_EQ_INT(by_sql[u], by_engine[u]);
+    for (int u = 0; u < 7; u++)
+        CHECK_EQ_INT(sh_sql[u], sh_engine[u]);
     free(t);
     /* a pair of a run without imbalances records nothing */
     int64_t sprt = s_run(st, PROTO_KIND_SPRT, 10);
     store_pair_t q = s_pair(0, NULL);
     q.fen = sp[0].fen;
     CHECK(store_insert_pairs(st, sprt, &q, 1, NULL, NULL) == 0);
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM pairs WHERE run_id = %lld AND unprotected IS NULL",
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM pairs WHERE run_id = %lld AND unprotected IS NULL AND shelter IS NULL",
              (long long) sprt);
     r = PQexec(pg, sql);
     CHECK(PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "1") == 0);
@@ -1663,7 +1690,7 @@ static const check_case_t CASES[] = {
     CASE(imbalance_games_are_counted_from_the_side_under_test),
     CASE(pair_kinds_carry_the_file_of_a_missing_pawn_and_games_their_endings),
     CASE(round_moments_sum_products_of_classes_meeting_in_a_round),
-    CASE(unprotected_pawns_of_a_start_match_the_engine),
+    CASE(start_covariates_match_the_engine),
     CASE(expired_leases_return_exactly_the_unstored_pairs),
     CASE(leases_survive_a_new_store_and_extend),
     CASE(runs_move_through_their_statuses),

@@ -234,6 +234,44 @@ static void removals_leave_pawns_unprotected_and_full_arrays_none(void)
     CHECK_EQ_INT(startpos_unprotected_pawns("not a fen", un, err, sizeof err), CAPA_EINVAL);
 }
 
+/* The king's shelter: the files of the king and beside it with no pawn of
+ * that side. Full arrays miss none; a removed pawn counts when it stood in
+ * front of the king or beside it, and at the board's edge only two files
+ * count. Pawn odds dealt file by file strip the shelter in about 3 pairs of
+ * 10 (the king stands on b..i). */
+static void shelter_pawns_missing_are_counted_on_the_kings_files(void)
+{
+    int sh[2];
+    char err[256];
+    /* king on f (file 5): the shelter is e, f, g */
+    CHECK(startpos_shelter_missing("rnbqckabnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQCKABNR w KQkq - 0 1", sh, err,
+                                   sizeof err) == 0);
+    CHECK_EQ_INT(sh[0], 0);
+    CHECK_EQ_INT(sh[1], 0);
+    CHECK(startpos_shelter_missing("rnbqckabnr/ppppp1pppp/10/10/10/10/PPPP1PPP1P/RNBQCKABNR w KQkq - 0 1", sh, err,
+                                   sizeof err) == 0);
+    CHECK_EQ_INT(sh[0], 1); /* e-pawn gone (the i-pawn is not in front of the king) */
+    CHECK_EQ_INT(sh[1], 1); /* f-pawn gone */
+    /* king on a: a and b only; both gone */
+    CHECK(startpos_shelter_missing("k9/10/10/10/10/10/2PPPPPPPP/K9 w - - 0 1", sh, err, sizeof err) == 0);
+    CHECK_EQ_INT(sh[0], 2);
+    CHECK_EQ_INT(sh[1], 2);
+    CHECK_EQ_INT(startpos_shelter_missing("not a fen", sh, err, sizeof err), CAPA_EINVAL);
+    startpos_imbalance_t imb[1] = { { .label = "pawn odds", .side = "", .other = "P" } };
+    startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 2027, .imbalances = imb, .imbalance_count = 1 };
+    enum { PAIRS = 1000 };
+    int stripped = 0;
+    for (int64_t k = 0; k < PAIRS; k++) {
+        startpos_t s;
+        CHECK_MSG(startpos_for_pair(&spec, k, &s, err, sizeof err) == 0, "%s", err);
+        CHECK(startpos_shelter_missing(s.fen, sh, err, sizeof err) == 0);
+        CHECK_EQ_INT(sh[1], 0); /* "nothing vs P": B (White in fen) is the side a pawn down */
+        stripped += sh[0];
+    }
+    printf("  pawn odds stripping the king's shelter: %d of %d pairs\n", stripped, PAIRS);
+    CHECK(stripped > PAIRS / 4 && stripped < PAIRS * 35 / 100);
+}
+
 static void several_pawns_come_off_different_files(void)
 {
     startpos_imbalance_t imb[1] = { { .label = "N vs PPP", .side = "N", .other = "PPP", .pairs = 50 } };
@@ -459,6 +497,7 @@ static const check_case_t CASES[] = {
     CASE(imbalances_with_unequal_pair_counts_are_dealt_in_rounds),
     CASE(round_segments_give_every_pair_its_round),
     CASE(removals_leave_pawns_unprotected_and_full_arrays_none),
+    CASE(shelter_pawns_missing_are_counted_on_the_kings_files),
     CASE(several_pawns_come_off_different_files),
     CASE(removals_are_balanced_pawn_files_turn_and_each_side_of_a_pair_goes_as_often),
     CASE(variant_starts_play_reproducible_random_plies),

@@ -845,7 +845,7 @@ static stats_game_t *s_unprot_study(stats_rng_t *rng, int pairs_each, double gam
                 memcpy(x->diff, STUDY[s], STATS_PIECE_NB);
                 x->test_white = (int8_t) white;
                 x->pair = (int64_t) s * pairs_each + k;
-                x->unprot = (int8_t) (record ? un : 0);
+                x->cov[STATS_COV_UNPROT] = (int8_t) (record ? un : 0);
                 double eta = TRUE_K * m + gamma * un + (white ? TRUE_W : -TRUE_W) + u0;
                 x->score = s_game(rng, s_logistic(eta));
             }
@@ -872,7 +872,7 @@ static void unprotected_pawns_are_measured_and_the_values_adjusted(void)
         stats_values_t *v = NULL;
         CHECK_MSG(stats_values_fit(g, n, &v, err, sizeof err) == 0, "%s", err);
         free(g);
-        const stats_unprot_t *u = &v->unprot;
+        const stats_covariate_t *u = &v->cov[STATS_COV_UNPROT];
         CHECK(u->fitted && !u->confounded && u->effect.in_pawns);
         sum_u += u->effect.pawns;
         cover_u += u->effect.pawns_lo <= truth_pawns && truth_pawns <= u->effect.pawns_hi;
@@ -904,6 +904,118 @@ static void unprotected_pawns_are_measured_and_the_values_adjusted(void)
     CHECK_MSG(biased >= 4, "%d of 6 values biased without the covariate", biased);
 }
 
+/* Poisson(q) by inversion. */
+static int s_poisson(stats_rng_t *rng, double q)
+{
+    double t = exp(-q), cum = t, x = stats_rng_uniform(rng);
+    int cnt = 0;
+    while (x > cum && cnt < 8) {
+        t *= q / ++cnt;
+        cum += t;
+    }
+    return cnt;
+}
+
+/* The real study's design, A vs C and pawn odds, with both covariates at
+ * work: the removed A or C leaves Poisson(0.53) or Poisson(0.39) pawns
+ * unprotected, and the pawn-odds pawn, taken from files a..j in turn while
+ * the king stands on b..i, is one of the king's shelter in about three pairs
+ * of ten and then costs gamma_s more. Both effects are found again and
+ * covered; A - C in pawns (truth -1: a pawn outside the shelter as the unit)
+ * is unbiased with the shelter adjusted for and too short without. */
+static void king_shelter_is_measured_beside_unprotected_pawns(void)
+{
+    static const int8_t AC[STATS_PIECE_NB] = { 0, 0, 0, 0, 1, -1, 0 }, PO[STATS_PIECE_NB] = { -1, 0, 0, 0, 0, 0, 0 };
+    const int studies = 40, pairs_each = 1500;
+    const double gamma_u = -0.3, gamma_s = -0.4, ac = -1.0; /* logit, logit, pawns */
+    stats_rng_t rng;
+    stats_rng_seed(&rng, 6161);
+    double sum_s = 0.0, sum_u = 0.0, sum_ac = 0.0, sq_ac = 0.0, sum_raw = 0.0, sq_raw = 0.0;
+    int cover_s = 0, cover_u = 0, cover_ac = 0, stripped = 0;
+    char err[256];
+    size_t n = (size_t) 2 * pairs_each * 2;
+    stats_game_t *g = calloc(n, sizeof *g);
+    for (int st = 0; st < studies; st++) {
+        size_t u = 0;
+        stripped = 0;
+        for (int imb = 0; imb < 2; imb++)
+            for (int k = 0; k < pairs_each; k++) {
+                int un = 0, sh = 0;
+                double m;
+                if (imb == 0) {
+                    un = s_poisson(&rng, 0.39) - s_poisson(&rng, 0.53); /* lost C, the other lost A */
+                    m = ac;
+                } else {
+                    int file = k % 10, king = 1 + (int) (stats_rng_uniform(&rng) * 8.0);
+                    sh = abs(file - king) <= 1;
+                    stripped += sh;
+                    m = -1.0;
+                }
+                double u0 = s_pair_sd * stats_rng_normal(&rng);
+                for (int white = 1; white >= 0; white--) {
+                    stats_game_t *x = &g[u++];
+                    *x = s_g(imb == 0 ? AC : PO, white, 0.0, (int64_t) imb * pairs_each + k);
+                    x->cov[STATS_COV_UNPROT] = (int8_t) un;
+                    x->cov[STATS_COV_SHELTER] = (int8_t) sh;
+                    double eta = TRUE_K * m + gamma_u * un + gamma_s * sh + (white ? TRUE_W : -TRUE_W) + u0;
+                    x->score = s_game(&rng, s_logistic(eta));
+                }
+            }
+        stats_values_t *v = NULL;
+        CHECK_MSG(stats_values_fit(g, n, &v, err, sizeof err) == 0, "%s", err);
+        const stats_covariate_t *cs = &v->cov[STATS_COV_SHELTER], *cu = &v->cov[STATS_COV_UNPROT];
+        CHECK(cs->fitted && cu->fitted && cs->effect.in_pawns && cu->effect.in_pawns);
+        sum_s += cs->effect.pawns;
+        cover_s += cs->effect.pawns_lo <= gamma_s / TRUE_K && gamma_s / TRUE_K <= cs->effect.pawns_hi;
+        sum_u += cu->effect.pawns;
+        cover_u += cu->effect.pawns_lo <= gamma_u / TRUE_K && gamma_u / TRUE_K <= cu->effect.pawns_hi;
+        const stats_contrast_t *c = &v->contrasts[0], *raw = &cs->unadj_contrasts[0];
+        CHECK(strcmp(c->name, "A-C") == 0 && c->in_pawns && raw->in_pawns);
+        sum_ac += c->pawns;
+        sq_ac += c->pawns * c->pawns;
+        cover_ac += c->pawns_lo <= ac && ac <= c->pawns_hi;
+        sum_raw += raw->pawns;
+        sq_raw += raw->pawns * raw->pawns;
+        if (st == 0) {
+            char unit[STATS_UNIT_MAX];
+            stats_values_unit(v, unit, sizeof unit);
+            CHECK(strstr(unit, "outside its king's shelter") != NULL);
+            cJSON *j = stats_values_to_json(v);
+            const cJSON *ks = cJSON_GetObjectItemCaseSensitive(j, "king_shelter");
+            CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ks, "fitted")));
+            CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ks, "pawns")));
+            CHECK(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(ks, "unadjusted"), "contrasts")));
+            CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "unprotected_pawns")));
+            cJSON_Delete(j);
+            char text[8192];
+            CHECK(stats_values_format(v, text, sizeof text) == 0);
+            CHECK(strstr(text, "King's shelter (adjusted for") != NULL);
+        }
+        stats_values_destroy(&v);
+    }
+    free(g);
+    double ma = sum_ac / studies, mr = sum_raw / studies;
+    double sea = sqrt(fmax(sq_ac / studies - ma * ma, 0.0) / (studies - 1));
+    double ser = sqrt(fmax(sq_raw / studies - mr * mr, 0.0) / (studies - 1));
+    printf("  shelter pawn: %.3f pawns on average (truth %.3f), covered in %d/%d studies (%d of %d pawn-odds "
+           "pairs stripped the shelter in the last)\n",
+           sum_s / studies, gamma_s / TRUE_K, cover_s, studies, stripped, pairs_each);
+    printf("  unprotected pawn beside it: %.3f (truth %.3f), covered %d/%d\n", sum_u / studies, gamma_u / TRUE_K,
+           cover_u, studies);
+    printf("  A-C: truth %.2f, adjusted %.3f (se %.3f, covered %d/%d), without the shelter %.3f (se %.3f)\n", ac,
+           ma, sea, cover_ac, studies, mr, ser);
+    CHECK_NEAR(sum_s / studies, gamma_s / TRUE_K, 0.1);
+    CHECK_NEAR(sum_u / studies, gamma_u / TRUE_K, 0.1);
+    CHECK_MSG(cover_s >= studies * 85 / 100, "shelter covered %d/%d", cover_s, studies);
+    CHECK_MSG(cover_u >= studies * 85 / 100, "unprotected covered %d/%d", cover_u, studies);
+    CHECK_MSG(cover_ac >= studies * 85 / 100, "A-C covered %d/%d", cover_ac, studies);
+    CHECK_MSG(fabs(ma - ac) < 3.5 * sea + 0.02, "A-C adjusted %.3f", ma);
+    /* without it the unit is the average pawn, worth more than one outside
+     * the shelter: A - C in those pawns is shorter */
+    CHECK_MSG(mr - ac > 5.0 * ser, "A-C unadjusted %.3f (se %.3f)", mr, ser);
+}
+
 /* A covariate that always goes with the same material cannot be separated:
  * it is left out (the values are the unadjusted ones) and said so. */
 static void unprotected_pawns_that_follow_the_material_are_not_separated(void)
@@ -915,18 +1027,18 @@ static void unprotected_pawns_that_follow_the_material_are_not_separated(void)
     for (int i = 0; i < 800; i++) {
         const int8_t *d = i < 400 ? AC : P;
         g[i] = s_g(d, i % 2, 0.0, i / 2);
-        g[i].unprot = (int8_t) (i < 400 ? 1 : 0); /* one in every A vs C pair, none in pawn odds */
+        g[i].cov[STATS_COV_UNPROT] = (int8_t) (i < 400 ? 1 : 0); /* one in every A vs C pair, none in pawn odds */
         double p = s_logistic((i < 400 ? -0.2 : -0.6) + (i % 2 ? TRUE_W : -TRUE_W));
         g[i].score = s_game(&rng, p);
     }
     stats_values_t *v = NULL, *plain = NULL;
     char err[256];
     CHECK_MSG(stats_values_fit(g, 800, &v, err, sizeof err) == 0, "%s", err);
-    CHECK(!v->unprot.fitted && v->unprot.confounded);
+    CHECK(!v->cov[STATS_COV_UNPROT].fitted && v->cov[STATS_COV_UNPROT].confounded);
     for (int i = 0; i < 800; i++)
-        g[i].unprot = 0;
+        g[i].cov[STATS_COV_UNPROT] = 0;
     CHECK_MSG(stats_values_fit(g, 800, &plain, err, sizeof err) == 0, "%s", err);
-    CHECK(!plain->unprot.fitted && !plain->unprot.confounded);
+    CHECK(!plain->cov[STATS_COV_UNPROT].fitted && !plain->cov[STATS_COV_UNPROT].confounded);
     CHECK_NEAR(v->contrasts[0].logit, plain->contrasts[0].logit, 1e-12);
     cJSON *j = stats_values_to_json(v);
     const cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "unprotected_pawns");
@@ -937,7 +1049,7 @@ static void unprotected_pawns_that_follow_the_material_are_not_separated(void)
     CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(j, "unprotected_pawns")));
     cJSON_Delete(j);
     /* out of range */
-    g[0].unprot = STATS_DIFF_MAX + 1;
+    g[0].cov[STATS_COV_UNPROT] = STATS_DIFF_MAX + 1;
     stats_values_t *x = NULL;
     CHECK_EQ_INT(stats_values_fit(g, 800, &x, err, sizeof err), CAPA_ERANGE);
     CHECK(strstr(err, "unprotected") != NULL);
@@ -1082,6 +1194,7 @@ static const check_case_t CASES[] = {
     CASE(rounds_as_clusters_cover_where_pairs_do_not),
     CASE(unprotected_pawns_are_measured_and_the_values_adjusted),
     CASE(unprotected_pawns_that_follow_the_material_are_not_separated),
+    CASE(king_shelter_is_measured_beside_unprotected_pawns),
     CASE(a_study_where_the_pawn_does_not_help_gives_no_values),
     CASE(a_pawn_effect_within_noise_gives_scores_but_no_values_yet),
     CASE(a_against_c_with_pawn_odds_gives_a_minus_c_in_pawns_only),
