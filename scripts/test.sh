@@ -2,7 +2,9 @@
 # The whole test suite: installs what is missing, builds with warnings as
 # errors and runs every ctest test (unit, perft, integration with a real
 # PostgreSQL started by the tests, fault); then the unit tests again under
-# ASan+UBSan, and each fuzz target for a fixed budget under ASan+UBSan.
+# ASan+UBSan, and each fuzz target for a fixed budget under ASan+UBSan (that
+# build is clang's, warnings as errors too, so gcc and clang both judge the
+# whole tree).
 #
 #   scripts/test.sh            everything (CI runs exactly this)
 #   scripts/test.sh --fast     only the main build's tests
@@ -41,7 +43,7 @@ ctest --test-dir build/asan --output-on-failure -j "$jobs" -L unit
 
 if ls fuzz/fuzz_*.c >/dev/null 2>&1; then
   step "fuzz targets under ASan+UBSan (${CAPA_FUZZ_SECONDS:-60} s each)"
-  CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAPA_FUZZ=ON \
+  CC=clang cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAPA_FUZZ=ON -DCAPA_WERROR=ON \
         -DCAPA_SANITIZE=address,undefined -DCAPA_FUZZ_SECONDS="${CAPA_FUZZ_SECONDS:-60}" >/dev/null
   cmake --build build/fuzz -j "$jobs"
   ctest --test-dir build/fuzz --output-on-failure -j "$jobs" -L fuzz

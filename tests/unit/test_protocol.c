@@ -299,7 +299,7 @@ static void ack_round_trips(void)
 static void heartbeat_round_trips(void)
 {
     int64_t tasks[] = { 12, 13, 99 };
-    proto_msg_t m = { .type = PROTO_HEARTBEAT, .u.heartbeat = { tasks, 3 } };
+    proto_msg_t m = { .type = PROTO_HEARTBEAT, .u.heartbeat = { .tasks = tasks, .task_count = 3 } };
     proto_msg_t o = s_round_trip(&m);
     CHECK_EQ_INT(o.u.heartbeat.task_count, 3);
     CHECK_EQ_INT(o.u.heartbeat.tasks[2], 99);
