@@ -17,7 +17,7 @@
 static const char *const FIT_KEYS[] = { "contrasts", "unit", "logit_per_pawn", "elo_per_pawn",
                                         "white_score", "values", "values_elo", "interval",
                                         "clusters", "not_separated", "scaled", "note",
-                                        "lack_of_fit", "pair_clustered" };
+                                        "lack_of_fit", "pair_clustered", "unprotected_pawns", "king_shelter" };
 
 /* One values run, parsed. */
 typedef struct {

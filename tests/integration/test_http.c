@@ -333,6 +333,9 @@ static void the_values_page_shows_the_best_estimate_per_variant_and_engine(void)
     CHECK_EQ_INT(s_best_run(s_best_of(r.json, "caparandom", 0)), deep);
     e = s_best_of(r.json, "caparandom", 777);
     CHECK_EQ_INT(s_best_run(e), other);
+    /* an estimate says what it is adjusted for (null: nothing to adjust) */
+    CHECK(cJSON_GetObjectItemCaseSensitive(e, "unprotected_pawns") != NULL);
+    CHECK(cJSON_GetObjectItemCaseSensitive(e, "king_shelter") != NULL);
     CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "engine"),
                                                   "version")->valuestring, "capalab test");
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "estimates")), 2);
