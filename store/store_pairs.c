@@ -101,7 +101,9 @@ enum {
  * number comes twice the first one is stored and the second is a duplicate,
  * as if the batches went one by one. A flagged worker's pairs go in excluded:
  * in their worker's slot of the key (sql/002), not the pair number's counted
- * slot, so they are stored (once) but neither counted nor returned as new. */
+ * slot, so they are stored (once) but neither counted nor returned as new.
+ * Each pair keeps the engine its worker reported when it was stored
+ * (sql/007). */
 static const char *const s_insert_sql =
     "WITH u AS ("
     " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],"
@@ -113,11 +115,11 @@ static const char *const s_insert_sql =
     " ins AS ("
     " INSERT INTO pairs (run_id, pair_no, task_id, worker_id, fen, fen2, imbalance,"
     "  result1, result2, b_white1, b_white2, end1, end2, plies1, plies2, moves1, moves2,"
-    "  score, cpu_ms, excluded, excluded_at)"
+    "  score, cpu_ms, excluded, excluded_at, engine_bench, engine_version)"
     " SELECT u.run_id, u.pair_no, u.task_id, u.worker_id, u.fen, u.fen2, u.imbalance,"
     "  u.result1, u.result2, u.b_white1, u.b_white2, u.end1, u.end2, u.plies1, u.plies2,"
     "  u.moves1, u.moves2, u.score, u.cpu_ms, coalesce(w.flagged, false),"
-    "  CASE WHEN w.flagged THEN now() END"
+    "  CASE WHEN w.flagged THEN now() END, w.bench_signature, w.engine_version"
     " FROM u LEFT JOIN workers w ON w.id = u.worker_id ORDER BY u.run_id, u.pair_no, u.ord"
     " ON CONFLICT (run_id, pair_no, slot) DO NOTHING"
     " RETURNING run_id, pair_no, worker_id, score, result1, result2, b_white1, b_white2,"

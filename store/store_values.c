@@ -31,10 +31,9 @@ int store_values_runs(store_t *store, size_t limit, store_values_run_t **runs_p,
                         " LEFT JOIN LATERAL ("
                         "  SELECT json_agg(json_build_object('bench', x.bench, 'version',"
                         "   x.version, 'pairs', x.n) ORDER BY x.n DESC, x.bench)::text AS engines"
-                        "  FROM (SELECT coalesce(w.bench_signature, 0) AS bench,"
-                        "   coalesce(w.engine_version, '') AS version, count(*) AS n"
-                        "   FROM pairs p LEFT JOIN workers w ON w.id = p.worker_id"
-                        "   WHERE p.run_id = r.id AND NOT p.excluded GROUP BY 1, 2) x) g ON true"
+                        "  FROM (SELECT coalesce(p.engine_bench, 0) AS bench,"
+                        "   coalesce(p.engine_version, '') AS version, count(*) AS n"
+                        "   FROM pairs p WHERE p.run_id = r.id AND NOT p.excluded GROUP BY 1, 2) x) g ON true"
                         " WHERE r.kind = 'values' AND r.status <> 'failed'"
                         "  AND (r.status <> 'pending' OR e.run_id IS NOT NULL)"
                         " ORDER BY r.id DESC LIMIT $1::bigint",

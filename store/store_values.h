@@ -28,9 +28,10 @@ typedef struct {
     char *fit;                     /* heap or NULL: the estimate's fit (JSON object text) */
     char *error;                   /* heap or NULL: why the estimate has no fit */
     /* heap: a JSON array [{"bench", "version", "pairs"}], most pairs first:
-     * the bench signature and engine version of the workers that stored the
-     * run's counted pairs (bench 0 and version "" for pairs stored without
-     * a worker); "[]" without pairs */
+     * the bench signature and engine version that the run's counted pairs
+     * were played with (what their worker reported when it stored them,
+     * sql/007; bench 0 and version "" for pairs stored without a worker);
+     * "[]" without pairs */
     char *engines;
 } store_values_run_t;
 

@@ -16,8 +16,8 @@
 
 /* The one-sentence rule, as /api/values and the page state it. */
 #define VALUES_BEST_RULE                                                                   \
-    "per variant and engine (the bench signature of the workers that stored most of a "   \
-    "run's pairs), among the values runs that have not failed and whose stored fit "      \
+    "per variant and engine (the bench signature most of a run's pairs were played with), " \
+    "among the values runs that have not failed and whose stored fit "      \
     "determines at least one contrast: the run at the most nodes per move (a "             \
     "fixed node count before a clock; clocks by base time, then increment), then the one " \
     "with the most pairs in its fit, then the newest fit"

@@ -319,7 +319,9 @@ static void the_values_page_shows_the_best_estimate_per_variant_and_engine(void)
     CHECK(store_worker_upsert(g_fx.st, &w) == 0);
     PGconn *c = PQconnectdb(g_fx.ci);
     char sql[160];
-    snprintf(sql, sizeof sql, "UPDATE pairs SET worker_id = 'w-bench-777' WHERE run_id = %lld",
+    snprintf(sql, sizeof sql,
+             "UPDATE pairs SET worker_id = 'w-bench-777', engine_bench = 777, engine_version = 'capalab test'"
+             " WHERE run_id = %lld",
              (long long) other);
     PGresult *res = PQexec(c, sql);
     CHECK(PQresultStatus(res) == PGRES_COMMAND_OK);
@@ -339,6 +341,15 @@ static void the_values_page_shows_the_best_estimate_per_variant_and_engine(void)
     CHECK_EQ_STR(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "engine"),
                                                   "version")->valuestring, "capalab test");
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "estimates")), 2);
+    fx_res_free(&r);
+    /* the worker upgrades its engine: the pairs it stored keep the engine
+     * they were played with (sql/007), so the estimate stays where it was */
+    w.bench_signature = 888;
+    snprintf(w.engine_version, sizeof w.engine_version, "capalab upgraded");
+    CHECK(store_worker_upsert(g_fx.st, &w) == 0);
+    CHECK(fx_http("GET", "/api/values", NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(s_best_run(s_best_of(r.json, "caparandom", 777)), other);
+    CHECK(s_best_of(r.json, "caparandom", 888) == NULL);
     const cJSON *run;
     int listed = 0;
     cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(r.json, "runs")) {
