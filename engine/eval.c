@@ -13,7 +13,7 @@ typedef struct {
     bitboard_t passed_span[COLOR_NB][SQ_NB];  /* squares ahead on this and adjacent files */
     bitboard_t shield[COLOR_NB][SQ_NB];       /* the two ranks in front of the king, 3 files */
     bitboard_t front[COLOR_NB][SQ_NB];        /* squares ahead on the same file */
-    bitboard_t zone[SQ_NB];                   /* king square and its neighbours */
+    bitboard_t zone[COLOR_NB][SQ_NB];         /* king square, neighbours, 3 squares 2 ranks ahead */
     bitboard_t dark;                          /* squares of a1's colour */
     int8_t centre[SQ_NB];                     /* 0 (corner) .. 7 (the four centre squares) */
     int8_t centre_rel[SQ_NB];                 /* centre[s] minus its board average (rounded) */
@@ -27,8 +27,10 @@ static const int PHASE_WEIGHT[PIECE_TYPE_NB] = { 0, 0, 1, 1, 2, 4, 4, 4, 0 };
 /* Mobility counted relative to a typical value, so that the mobility term
  * of an average piece is about zero and the material term keeps its meaning. */
 static const int MOBILITY_BASE[PIECE_TYPE_NB] = { 0, 0, 4, 6, 7, 10, 11, 13, 0 };
-/* How much an attack on a king-zone square counts, per attacker type. */
-static const int ATTACK_UNIT[PIECE_TYPE_NB] = { 0, 0, 2, 2, 3, 4, 4, 5, 0 };
+/* Danger units per attacked king-zone square, per attacker type. */
+static const int ATTACK_UNIT[PIECE_TYPE_NB] = {
+    0, 0, PARAM_KingAttackKnight, PARAM_KingAttackBishop, PARAM_KingAttackRook,
+    PARAM_KingAttackArchbishop, PARAM_KingAttackChancellor, PARAM_KingAttackQueen, 0 };
 
 /* Population count without a call into libgcc (the portable build has no
  * popcnt instruction): SWAR on both 64-bit halves. */
@@ -91,8 +93,8 @@ static void s_init(void)
             }
             s_t.passed_span[c][s] = span;
             s_t.shield[c][s] = shield;
+            s_t.zone[c][s] = attacks_king(s) | bb_square(s) | shield;
         }
-        s_t.zone[s] = attacks_king(s) | bb_square(s);
         int fd = f <= 4 ? 4 - f : f - 5;
         int rd = r <= 3 ? 3 - r : r - 4;
         s_t.centre[s] = (int8_t) (7 - fd - rd);
@@ -140,10 +142,12 @@ static bitboard_t s_piece_attacks(piece_type_t t, square_t s, bitboard_t occ)
 
 #define V(name) (p->value[PARAM_##name])
 
-/* What one side attacks, for the threat terms. */
+/* What one side attacks, for the threat and king-danger terms. */
 typedef struct {
     bitboard_t all;      /* every square attacked by a piece, pawn or the king */
     bitboard_t minor;    /* by a knight or bishop */
+    bitboard_t by[PIECE_TYPE_NB];  /* by the pieces of one kind (knight..queen) */
+    int zone_units;      /* danger units of the attacks on the enemy king's zone */
 } side_attacks_t;
 
 /* Scores one side; mg/eg from that side's point of view. */
@@ -156,10 +160,12 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
     bitboard_t pawns = board_pieces(b, us, PAWN), their_pawns = board_pieces(b, them, PAWN);
     bitboard_t mob_area = ~own & ~their_pawn_att;
     square_t their_king = board_king_sq(b, them);
-    bitboard_t zone = s_t.zone[their_king];
+    bitboard_t zone = s_t.zone[them][their_king];
     int m = 0, e = 0;
-    int attackers = 0, units = 0;
+    int units = 0;
     bitboard_t all_att = our_pawn_att | attacks_king(board_king_sq(b, us)), minor_att = 0;
+    for (int t = 0; t < PIECE_TYPE_NB; t++)
+        out->by[t] = 0;
 
     static const int VALUE_MG[PIECE_TYPE_NB] = {
         0, PARAM_PawnValueMg, PARAM_KnightValueMg, PARAM_BishopValueMg, PARAM_RookValueMg,
@@ -188,16 +194,13 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
             e += s_t.centre_rel[s] * p->value[CENTRE_MG[t] + 1];
             bitboard_t att = s_piece_attacks((piece_type_t) t, s, occ);
             all_att |= att;
+            out->by[t] |= att;
             if (t == KNIGHT || t == BISHOP)
                 minor_att |= att;
             int mob = s_popcount(att & mob_area) - MOBILITY_BASE[t];
             m += mob * p->value[MOB_MG[t]];
             e += mob * p->value[MOB_MG[t] + 1];
-            bitboard_t hits = att & zone;
-            if (hits) {
-                attackers++;
-                units += ATTACK_UNIT[t] * s_popcount(hits);
-            }
+            units += p->value[ATTACK_UNIT[t]] * s_popcount(att & zone);
             if (piece_type_slides_straight((piece_type_t) t) && t != QUEEN) {
                 bitboard_t f = s_t.file[square_file(s)];
                 if (!(f & pawns)) {
@@ -216,8 +219,6 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
             e += V(BishopPairEg);
         }
     }
-    if (attackers >= 2)
-        m += V(KingAttackMg) * units * attackers / 8;
 
     /* Our king: shelter and centralisation. */
     square_t ksq = board_king_sq(b, us);
@@ -271,6 +272,35 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
     *eg = e;
     out->all = all_att;
     out->minor = minor_att;
+    out->zone_units = units;
+}
+
+/* King danger that us poses to them's king (middle game, centipawns, >= 0):
+ * the danger units of the attacks on its zone plus KingSafeCheck per square
+ * from which one of our pieces could check without being taken there,
+ * turned into KingDangerMg x units^2 / 1024, at most KingDangerCapMg. Only
+ * when we have a queen, chancellor or archbishop to lead the attack. */
+static int s_king_danger(const board_t *b, const params_t *p, color_t us,
+                         const side_attacks_t att[COLOR_NB])
+{
+    color_t them = (color_t) !us;
+    if (!(board_pieces(b, us, QUEEN) | board_pieces(b, us, CHANCELLOR) |
+          board_pieces(b, us, ARCHBISHOP)))
+        return 0;
+    square_t ksq = board_king_sq(b, them);
+    bitboard_t occ = board_occupied(b);
+    bitboard_t diag = attacks_bishop(ksq, occ), orth = attacks_rook(ksq, occ);
+    bitboard_t jump = attacks_knight(ksq);
+    bitboard_t safe = ~board_color_bb(b, us) & ~att[them].all;
+    const bitboard_t *by = att[us].by;
+    int checks = s_popcount(by[KNIGHT] & jump & safe) + s_popcount(by[BISHOP] & diag & safe) +
+                 s_popcount(by[ROOK] & orth & safe) +
+                 s_popcount(by[ARCHBISHOP] & (diag | jump) & safe) +
+                 s_popcount(by[CHANCELLOR] & (orth | jump) & safe) +
+                 s_popcount(by[QUEEN] & (diag | orth) & safe);
+    int64_t units = att[us].zone_units + (int64_t) checks * V(KingSafeCheck);
+    int64_t danger = (int64_t) V(KingDangerMg) * units * units / 1024;
+    return danger > V(KingDangerCapMg) ? V(KingDangerCapMg) : (int) danger;
 }
 
 /* Threats of colour us against them's pieces (not pawns, not the king):
@@ -314,6 +344,7 @@ int eval_evaluate(const board_t *b, const params_t *p)
     for (int c = 0; c < COLOR_NB; c++) {
         int tm, te;
         s_threats(b, p, (color_t) c, att, patt[c], &tm, &te);
+        tm += s_king_danger(b, p, (color_t) c, att);
         m += c == WHITE ? tm : -tm;
         e += c == WHITE ? te : -te;
     }

@@ -13,6 +13,15 @@
  * relative to the board's average centre value so that a piece's material
  * parameter keeps its meaning as the value of an average-placed piece.
  *
+ * King danger: KingAttack<Piece> are danger units (not centipawns) per
+ * square of the enemy king's zone (its square, its neighbours and the three
+ * squares two ranks in front) that a piece of that kind attacks, the knight
+ * jumps of A and C included; KingSafeCheck the units per square from which
+ * a piece could give check without being taken there. The middle-game
+ * penalty is KingDangerMg x units^2 / 1024 centipawns, at most
+ * KingDangerCapMg, counted only when the attacker has a queen, chancellor
+ * or archbishop.
+ *
  * Defaults: material from the Fairy-Max engine table (N 3.1, B 3.5,
  * R 4.75, A 8.25, C 8.75, Q 9.5 pawns; pawn = 100), bishop pair +0.5
  * (H. G. Muller); the positional terms are our own round numbers.
@@ -72,7 +81,15 @@
     X(QueenCentreEg, 2, -50, 50)              \
     X(RookOpenFileMg, 25, -200, 200)          \
     X(RookOpenFileEg, 10, -200, 200)          \
-    X(KingAttackMg, 12, -100, 200)            \
+    X(KingAttackKnight, 4, 0, 100)            \
+    X(KingAttackBishop, 4, 0, 100)            \
+    X(KingAttackRook, 6, 0, 100)              \
+    X(KingAttackArchbishop, 8, 0, 100)        \
+    X(KingAttackChancellor, 8, 0, 100)        \
+    X(KingAttackQueen, 10, 0, 100)            \
+    X(KingSafeCheck, 12, 0, 100)              \
+    X(KingDangerMg, 40, 0, 400)               \
+    X(KingDangerCapMg, 500, 0, 2000)          \
     X(KingShieldMg, 12, -100, 200)            \
     X(KingCentreMg, -8, -100, 100)            \
     X(KingCentreEg, 10, -100, 100)            \
