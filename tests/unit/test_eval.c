@@ -133,6 +133,63 @@ static void an_archbishop_without_pawns_is_not_scaled_down_to_a_draw(void)
     CHECK(n < 150);
 }
 
+/* Sets one parameter of the defaults and evaluates fen (Capablanca). */
+static int s_eval_with(const char *fen, const char *name, int value)
+{
+    params_t p;
+    char err[256];
+    params_default(&p);
+    CHECK_EQ_INT(params_set(&p, name, value, err, sizeof err), 0);
+    return s_eval(fen, VARIANT_CAPABLANCA, &p);
+}
+
+static void a_chancellors_knight_jumps_count_against_the_king(void)
+{
+    /* The chancellor on h5 reaches Black's king zone (f8) only by its knight
+     * jumps (g7, f6); a rook on h5 does not reach it at all. */
+    const char *chancellor = "r4k4/4ppp3/10/7C2/10/10/2PPPPPP2/3Q1K4 w - - 0 1";
+    const char *rook = "r4k4/4ppp3/10/7R2/10/10/2PPPPPP2/3Q1K4 w - - 0 1";
+    params_t p;
+    params_default(&p);
+    CHECK(s_eval(chancellor, VARIANT_CAPABLANCA, &p) >
+          s_eval_with(chancellor, "KingAttackChancellor", 0));
+    CHECK_EQ_INT(s_eval(rook, VARIANT_CAPABLANCA, &p), s_eval_with(rook, "KingAttackRook", 0));
+}
+
+static void king_danger_needs_a_queen_chancellor_or_archbishop(void)
+{
+    /* Two rooks attack Black's king zone (e6, e7, g7): no danger term
+     * without a heavier piece to lead the attack; with an archbishop, one. */
+    const char *rooks = "r4k4/4ppp3/10/10/4R5/6R3/2PPPPPP2/5K4 w - - 0 1";
+    const char *with_a = "r4k4/4ppp3/10/10/4R5/6R3/2PPPPPP2/A4K4 w - - 0 1";
+    params_t p;
+    params_default(&p);
+    CHECK_EQ_INT(s_eval(rooks, VARIANT_CAPABLANCA, &p), s_eval_with(rooks, "KingDangerMg", 0));
+    CHECK(s_eval(with_a, VARIANT_CAPABLANCA, &p) > s_eval_with(with_a, "KingDangerMg", 0));
+}
+
+static void king_danger_grows_faster_than_the_attack_and_stops_at_its_cap(void)
+{
+    /* Doubling every attack weight more than doubles the penalty; a cap of
+     * zero removes it. */
+    const char *fen = "r1b2k3r/pp3ppppp/2n7/2ap2q3/10/2NB1Q4/PPP2PPPPP/R3AK3R w - - 0 12";
+    params_t p, twice;
+    params_default(&p);
+    twice = p;
+    static const param_id_t W[] = { PARAM_KingAttackKnight, PARAM_KingAttackBishop,
+                                    PARAM_KingAttackRook, PARAM_KingAttackArchbishop,
+                                    PARAM_KingAttackChancellor, PARAM_KingAttackQueen,
+                                    PARAM_KingSafeCheck };
+    for (size_t i = 0; i < sizeof W / sizeof W[0]; i++)
+        twice.value[W[i]] *= 2;
+    twice.value[PARAM_KingDangerCapMg] = 2000;
+    int none = s_eval_with(fen, "KingDangerCapMg", 0);
+    int base = s_eval(fen, VARIANT_CAPABLANCA, &p);
+    int doubled = s_eval(fen, VARIANT_CAPABLANCA, &twice);
+    CHECK(none > base);  /* White to move is the side under attack */
+    CHECK_MSG(none - doubled > 3 * (none - base), "none %d base %d doubled %d", none, base, doubled);
+}
+
 static const check_case_t CASES[] = {
     CASE(colour_flipped_positions_evaluate_the_same),
     CASE(the_start_position_is_about_level),
@@ -141,6 +198,9 @@ static const check_case_t CASES[] = {
     CASE(a_passed_pawn_is_worth_more_the_further_it_stands),
     CASE(material_only_parameters_score_material_alone),
     CASE(an_archbishop_without_pawns_is_not_scaled_down_to_a_draw),
+    CASE(a_chancellors_knight_jumps_count_against_the_king),
+    CASE(king_danger_needs_a_queen_chancellor_or_archbishop),
+    CASE(king_danger_grows_faster_than_the_attack_and_stops_at_its_cap),
     { 0 } };
 
 int main(int argc, char **argv)
