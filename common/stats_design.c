@@ -19,7 +19,7 @@ char stats_piece_letter(int piece)
 }
 
 void stats_design_add(double g[STATS_COEF_NB][STATS_COEF_NB], const int8_t diff[STATS_PIECE_NB],
-                      const int8_t cov[STATS_COV_NB], int test_white, double weight)
+                      const double cov[STATS_COV_NB], int test_white, double weight)
 {
     double z[STATS_COEF_NB], sign = test_white ? 1.0 : -1.0;
     z[0] = 1.0;

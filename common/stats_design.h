@@ -26,8 +26,8 @@ enum { STATS_P, STATS_N, STATS_B, STATS_R, STATS_A, STATS_C, STATS_Q, STATS_PIEC
 
 /* Covariates of the start position (side under test minus the other side):
  * start pawns that no piece protects (pairs.unprotected, sql/005) and pawns
- * missing from the king's file and the files beside it (pairs.shelter,
- * sql/006). */
+ * missing from the king's file and the files beside it beyond chance
+ * (pairs.shelter, sql/006). */
 enum { STATS_COV_UNPROT, STATS_COV_SHELTER, STATS_COV_NB };
 
 #define STATS_COEF_COV (STATS_PIECE_NB + 1)              /* the first covariate's column */
@@ -67,7 +67,7 @@ int stats_sandwich(const double h[STATS_COEF_NB][STATS_COEF_NB], const double b[
 /* Accumulates one design row (White's view) into the Gram matrix g; cov
  * holds the covariates (side under test minus the other side; NULL: none). */
 void stats_design_add(double g[STATS_COEF_NB][STATS_COEF_NB], const int8_t diff[STATS_PIECE_NB],
-                      const int8_t cov[STATS_COV_NB], int test_white, double weight);
+                      const double cov[STATS_COV_NB], int test_white, double weight);
 
 /* Analyses a Gram matrix: keeps a basis of columns (White's edge first, then
  * the pieces in P N B R A C Q order, then the covariates) and records one

@@ -32,7 +32,8 @@ static double s_logistic(double x)
 typedef stats_design_t s_design_t;
 
 static const char *const S_COV_KEY[STATS_COV_NB] = { "unprotected_pawns", "king_shelter" };
-static const char *const S_COV_NAME[STATS_COV_NB] = { "unprotected pawn", "pawn missing from the king's shelter" };
+static const char *const S_COV_NAME[STATS_COV_NB] = { "unprotected pawn",
+                                                         "shelter pawn lost (beyond an average pawn)" };
 static const char *const S_COV_TITLE[STATS_COV_NB] = { "Unprotected pawns", "King's shelter" };
 
 const char *stats_covariate_key(int k)
@@ -47,9 +48,9 @@ const char *stats_covariate_name(int k)
 
 /* The side under test's value of full column f >= 1: a piece's difference
  * or a covariate. */
-static double s_coord(const int8_t *diff, const int8_t *cov, int f)
+static double s_coord(const int8_t *diff, const double *cov, int f)
 {
-    return f >= STATS_COEF_COV ? (double) cov[f - STATS_COEF_COV] : (double) diff[f - 1];
+    return f >= STATS_COEF_COV ? cov[f - STATS_COEF_COV] : (double) diff[f - 1];
 }
 
 /* Column values of game g (White's view). */
@@ -150,8 +151,8 @@ static int s_check_games(const stats_game_t *games, size_t n, char *err, size_t 
         if (g->stratum < 0)
             return capa_fail(err, errlen, CAPA_EINVAL, "game %zu has stratum %d", i, g->stratum);
         for (int k = 0; k < STATS_COV_NB; k++)
-            if (g->cov[k] > STATS_DIFF_MAX || g->cov[k] < -STATS_DIFF_MAX)
-                return capa_fail(err, errlen, CAPA_ERANGE, "game %zu: a difference of %d in %s is beyond %d", i,
+            if (!(fabs(g->cov[k]) <= STATS_DIFF_MAX))
+                return capa_fail(err, errlen, CAPA_ERANGE, "game %zu: a difference of %g in %s is beyond %d", i,
                                  g->cov[k], S_COV_KEY[k], STATS_DIFF_MAX);
         for (int p = 0; p < STATS_PIECE_NB; p++)
             if (g->diff[p] > STATS_DIFF_MAX || g->diff[p] < -STATS_DIFF_MAX)
@@ -180,8 +181,8 @@ static int s_check_rounds(const stats_rounds_t *rd, char *err, size_t errlen)
     }
     for (size_t c = 0; c < rd->n_classes; c++) {
         for (int k = 0; k < STATS_COV_NB; k++)
-            if (rd->classes[c].cov[k] > STATS_DIFF_MAX || rd->classes[c].cov[k] < -STATS_DIFF_MAX)
-                return capa_fail(err, errlen, CAPA_ERANGE, "rounds: class %zu has a difference of %d in %s", c,
+            if (!(fabs(rd->classes[c].cov[k]) <= STATS_DIFF_MAX))
+                return capa_fail(err, errlen, CAPA_ERANGE, "rounds: class %zu has a difference of %g in %s", c,
                                  rd->classes[c].cov[k], S_COV_KEY[k]);
         for (int p = 0; p < STATS_PIECE_NB; p++)
             if (rd->classes[c].diff[p] > STATS_DIFF_MAX || rd->classes[c].diff[p] < -STATS_DIFF_MAX)
@@ -609,6 +610,57 @@ static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_
     return rc == CAPA_ENOMEM ? rc : 0;
 }
 
+/* The fit failed (rc, reason in err) with covariates in the model: a small
+ * study can be separated by a covariate that the material alone does not
+ * separate. Refits without any covariate; when that converges it is the
+ * answer, each covariate marked dropped with the reason, else rc stands. */
+static int s_fit_without_covariates(const stats_game_t *games, size_t n, const stats_rounds_t *rounds,
+                                    const s_design_t *d, int rc, stats_values_t **out, char *err, size_t errlen)
+{
+    int kept = 0;
+    for (int k = 0; k < STATS_COV_NB; k++)
+        kept |= d->covariate[k];
+    if (!kept)
+        return rc;
+    stats_game_t *g = malloc(n * sizeof *g);
+    stats_class_t *cl = rounds ? malloc((rounds->n_classes + 1) * sizeof *cl) : NULL;
+    if (!g || (rounds && !cl)) {
+        free(g);
+        free(cl);
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    }
+    memcpy(g, games, n * sizeof *g);
+    for (size_t i = 0; i < n; i++)
+        memset(g[i].cov, 0, sizeof g[i].cov);
+    stats_rounds_t rd;
+    if (rounds) {
+        rd = *rounds;
+        memcpy(cl, rounds->classes, rounds->n_classes * sizeof *cl);
+        for (size_t i = 0; i < rounds->n_classes; i++)
+            memset(cl[i].cov, 0, sizeof cl[i].cov);
+        rd.classes = cl;
+    }
+    stats_values_t *plain = NULL;
+    char why[160];
+    int rc2 = s_fit(g, n, rounds ? &rd : NULL, 0, &plain, why, sizeof why);
+    free(g);
+    free(cl);
+    if (rc2 != 0)
+        return rc2 == CAPA_ENOMEM ? capa_fail(err, errlen, CAPA_ENOMEM, "out of memory") : rc;
+    for (int k = 0; k < STATS_COV_NB; k++) {
+        double usum = 0.0;
+        for (size_t i = 0; i < n; i++)
+            usum += s_count(&games[i]) * games[i].cov[k];
+        plain->cov[k].mean = usum / (double) plain->games;
+        if (!d->covariate[k])
+            continue;
+        plain->cov[k].dropped = 1;
+        snprintf(plain->cov[k].why, sizeof plain->cov[k].why, "%s", err);
+    }
+    *out = plain;
+    return 0;
+}
+
 /* The fit; with unadjusted, also the fit without each fitted covariate. */
 static int s_fit(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, int unadjusted,
                  stats_values_t **out, char *err, size_t errlen)
@@ -627,7 +679,7 @@ static int s_fit(const stats_game_t *games, size_t n, const stats_rounds_t *roun
     int iters = 0;
     rc = s_newton(&d, games, n, beta, &iters, &ll, err, errlen);
     if (rc)
-        return rc;
+        return unadjusted ? s_fit_without_covariates(games, n, rounds, &d, rc, out, err, errlen) : rc;
     s_key_t *keys = malloc(n * sizeof *keys);
     stats_values_t *r = calloc(1, sizeof *r);
     if (!keys || !r) {
@@ -761,12 +813,10 @@ void stats_values_unit(const stats_values_t *v, char *buf, size_t len)
             files[v->imbalances[i].stratum] += v->imbalances[i].games;
             any += v->imbalances[i].games;
         }
+    textbuf_put(&o, "the pawn: the logit effect of one start pawn, one coefficient for every imbalance with pawns");
     if (v->cov[STATS_COV_SHELTER].fitted)
-        textbuf_put(&o, "the pawn: the logit effect of one start pawn outside its king's shelter (the king's file "
-                        "and the files beside it; one from there costs the king's-shelter effect more), one "
-                        "coefficient for every imbalance with pawns");
-    else
-        textbuf_put(&o, "the pawn: the logit effect of one start pawn, one coefficient for every imbalance with pawns");
+        textbuf_put(&o, " (the average over the files played; adjusted for which pawns came off the king's "
+                        "shelter)");
     if (!any)
         return;
     textbuf_put(&o, "; pawn odds by the missing pawn's file (games):");
@@ -848,6 +898,8 @@ int stats_values_format(const stats_values_t *v, char *buf, size_t len)
         } else if (u->confounded) {
             textbuf_put(&o, "%s: not separable from the material in this design; not adjusted for\n",
                         S_COV_TITLE[k]);
+        } else if (u->dropped) {
+            textbuf_put(&o, "%s: not adjusted for: with the covariates in it %s\n", S_COV_TITLE[k], u->why);
         }
     }
     if (v->pawn_identified)
@@ -962,7 +1014,7 @@ static int s_clusters_json(cJSON *o, const stats_values_t *v)
 static int s_covariate_json(cJSON *o, const stats_values_t *v, int k)
 {
     const stats_covariate_t *u = &v->cov[k];
-    if (!u->fitted && !u->confounded)
+    if (!u->fitted && !u->confounded && !u->dropped)
         return cJSON_AddNullToObject(o, S_COV_KEY[k]) ? 0 : -1;
     cJSON *e = cJSON_AddObjectToObject(o, S_COV_KEY[k]);
     if (!e)
@@ -970,9 +1022,12 @@ static int s_covariate_json(cJSON *o, const stats_values_t *v, int k)
     cJSON_AddBoolToObject(e, "fitted", u->fitted);
     cJSON_AddNumberToObject(e, "mean", u->mean);
     if (!u->fitted) {
-        char note[160];
-        snprintf(note, sizeof note, "the %s difference always goes with the same material in this design: "
-                 "not separable, the values are not adjusted for it", S_COV_KEY[k]);
+        char note[256];
+        if (u->dropped)
+            snprintf(note, sizeof note, "not adjusted for: with the covariates in it %s", u->why);
+        else
+            snprintf(note, sizeof note, "the %s difference always goes with the same material in this design: "
+                     "not separable, the values are not adjusted for it", S_COV_KEY[k]);
         cJSON_AddStringToObject(e, "note", note);
         return 0;
     }

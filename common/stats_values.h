@@ -50,10 +50,11 @@ typedef struct {
     int8_t test_white;           /* 1: the side under test had White */
     int8_t stratum;              /* 0, or a label that splits the imbalance's raw
                                   * scores: 1..10 = file a..j of the removed pawn */
-    int8_t cov[STATS_COV_NB];    /* covariates of the start, the side under test's
+    double cov[STATS_COV_NB];    /* covariates of the start, the side under test's
                                   * minus the other side's: [STATS_COV_UNPROT] start
                                   * pawns no piece protects, [STATS_COV_SHELTER] pawns
-                                  * missing from the king's file and its neighbours */
+                                  * missing from the king's file and its neighbours
+                                  * beyond chance (0 on average: startpos_shelter) */
     double score;                /* 0, 0.5 or 1 for the side under test */
     int64_t pair;                /* the two games of a pair share this id */
     int64_t count;               /* identical pairs this record stands for (0 = 1):
@@ -72,7 +73,7 @@ enum { STATS_MOM_N, STATS_MOM_A, STATS_MOM_S, STATS_MOM_NB };
 
 typedef struct {
     int8_t diff[STATS_PIECE_NB]; /* the class's imbalance (side under test) */
-    int8_t cov[STATS_COV_NB];    /* and its covariates (as in the games) */
+    double cov[STATS_COV_NB];    /* and its covariates (as in the games) */
 } stats_class_t;
 
 typedef struct {
@@ -123,6 +124,10 @@ typedef struct {
     int fitted;                         /* 1: in the model */
     int confounded;                     /* 1: it varies, but always with the material
                                          * (not separable: left out, values unadjusted) */
+    int dropped;                        /* 1: the fit with the covariates does not converge
+                                         * (e.g. a small study that one of them separates),
+                                         * so every figure is the fit without them */
+    char why[160];                      /* dropped: the fit's reason */
     stats_contrast_t effect;            /* fitted: in logit and Elo (Wald 95%) and, as a
                                          * ratio to the pawn, in pawns (Fieller 95%) */
     double mean;                        /* mean over the games (side under test) */

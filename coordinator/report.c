@@ -55,9 +55,9 @@ static int s_sprt(const runinfo_t *ri, const store_totals_t *t, cJSON *rep, char
  * split by the file of the missing pawn. */
 /* A covariate's difference as the fit takes it (at most STATS_DIFF_MAX
  * either way: a start array has ten pawns a side). */
-static int8_t s_clamp_cov(int v)
+static double s_clamp_cov(double v)
 {
-    return (int8_t) (v > STATS_DIFF_MAX ? STATS_DIFF_MAX : v < -STATS_DIFF_MAX ? -STATS_DIFF_MAX : v);
+    return v > STATS_DIFF_MAX ? STATS_DIFF_MAX : v < -STATS_DIFF_MAX ? -STATS_DIFF_MAX : v;
 }
 
 static int s_single_pawn(const int8_t *diff)
@@ -180,7 +180,7 @@ static int s_imbalance_scores(store_t *store, int64_t run_id, const rundoc_t *do
 /* The class of (imbalance name, unprotected pawns, king's shelter) in
  * classes[0..*n), added when new; -1 for an imbalance the document does not
  * name. */
-static int s_class_of(const rundoc_t *doc, const char *name, int unprot, int shelter, stats_class_t *classes,
+static int s_class_of(const rundoc_t *doc, const char *name, int unprot, double shelter, stats_class_t *classes,
                       int *imb, size_t *n)
 {
     int k = -1;
@@ -189,7 +189,7 @@ static int s_class_of(const rundoc_t *doc, const char *name, int unprot, int she
             k = (int) i;
     if (k < 0)
         return -1;
-    int8_t cov[STATS_COV_NB];
+    double cov[STATS_COV_NB];
     cov[STATS_COV_UNPROT] = s_clamp_cov(unprot);
     cov[STATS_COV_SHELTER] = s_clamp_cov(shelter);
     for (size_t c = 0; c < *n; c++)

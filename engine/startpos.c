@@ -209,19 +209,25 @@ int startpos_unprotected_pawns(const char *fen, int out[2], char *err, size_t er
     return rc;
 }
 
-int startpos_shelter_missing(const char *fen, int out[2], char *err, size_t errlen)
+int startpos_shelter(const char *fen, int missing[2], double excess[2], char *err, size_t errlen)
 {
-    out[0] = out[1] = 0;
+    missing[0] = missing[1] = 0;
+    excess[0] = excess[1] = 0.0;
     board_t *b = malloc(sizeof *b);
     if (!b)
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     int rc = board_set_fen(b, fen, VARIANT_CAPARANDOM, err, errlen);
     if (rc == 0)
         for (int c = WHITE; c <= BLACK; c++) {
-            int kf = square_file(board_king_sq(b, (color_t) c));
+            int kf = square_file(board_king_sq(b, (color_t) c)), files = 0, gone = 0;
             bitboard_t pawns = board_pieces(b, (color_t) c, PAWN);
-            for (int f = kf - 1; f <= kf + 1; f++)
-                out[c] += f >= 0 && f < FILE_NB && (pawns & bb_file(f)) == 0;
+            for (int f = 0; f < FILE_NB; f++) {
+                bool empty = (pawns & bb_file(f)) == 0, near = f >= kf - 1 && f <= kf + 1;
+                gone += empty;
+                files += near;
+                missing[c] += empty && near;
+            }
+            excess[c] = missing[c] - gone * (double) files / FILE_NB;
         }
     free(b);
     return rc;

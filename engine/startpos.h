@@ -105,14 +105,17 @@ int startpos_for_pair(const startpos_spec_t *spec, int64_t k, startpos_t *out, c
  * CAPA_EINVAL / CAPA_ENOMEM with a message. */
 int startpos_unprotected_pawns(const char *fen, int out[2], char *err, size_t errlen);
 
-/* How many of the files of each side's king and the files beside it (two at
- * the board's edge, else three) hold no pawn of that side: the king's
- * shelter a removal stripped. out[0] White's, out[1] Black's. CRC arrays
+/* The king's shelter a removal struck, per side ([0] White, [1] Black):
+ * missing = how many of the files of the king and the files beside it (two
+ * at the board's edge, else three: w) hold no pawn of that side; excess =
+ * missing - (files with no pawn of that side) x w / 10, what it lost there
+ * beyond chance: pawns come off files a..j in turn, so a removed pawn is a
+ * shelter pawn with chance w / 10 and excess is 0 on average. CRC arrays
  * start with none missing; pawn odds take one from there in about three
- * arrays of ten (the store records the difference of a values pair's start
- * in pairs.shelter, sql/006, by a rule that tests/ compares with this
- * function). 0 or CAPA_EINVAL / CAPA_ENOMEM with a message. */
-int startpos_shelter_missing(const char *fen, int out[2], char *err, size_t errlen);
+ * arrays of ten (the store records B's excess minus A's in pairs.shelter,
+ * sql/006, by a rule that tests/ compares with this function). 0 or
+ * CAPA_EINVAL / CAPA_ENOMEM with a message. */
+int startpos_shelter(const char *fen, int missing[2], double excess[2], char *err, size_t errlen);
 
 /* Reads a book file: one FEN per line, '#' comments and blank lines skipped.
  * If sha256_hex is non-empty it must match the file's SHA-256 (lower-case

@@ -1,20 +1,26 @@
--- 006_king_shelter.sql - how many more pawns the side under test misses from
--- its king's shelter than the other side, for every pair of a values run.
+-- 006_king_shelter.sql - how much more the side under test's removals struck
+-- its king's shelter than chance would, against the other side, for every
+-- pair of a values run.
 --
--- A CRC array has a pawn on every file; pawn odds take one away, and in about
--- three arrays of ten it is one of the pawns in front of the king (its file
--- or a file beside it), which opens the king as well as costing a pawn. The
--- piece-value fit adjusts for it as it does for unprotected pawns (sql/005):
--- one more coefficient, the logit effect of one more pawn missing from the
--- king's shelter (docs/methods.md, "The king's shelter").
+-- A CRC array has a pawn on every file; pawn odds take some away, and when
+-- one of them stood in front of the king (its file or a file beside it) the
+-- king starts opened as well as a pawn down. The piece-value fit adjusts for
+-- it (docs/methods.md, "The king's shelter"): one more coefficient, on
+--
+--   shelter = (pawns missing from the king's files) - (pawns missing) x w / 10
+--
+-- per side (B's minus A's), w the king's files on the board (3, or 2 at an
+-- edge). Pawns come off files a..j in turn while the king stands anywhere, so
+-- a removed pawn is a shelter pawn with chance w / 10 and the value is 0 on
+-- average in every imbalance: the pawn's coefficient stays the average start
+-- pawn, and the covariate takes up only which pawns a pair happened to lose.
 --
 -- In a start array every pawn stands on its second rank and the king on its
--- first, so a side misses a shelter pawn on file f (the king's file or one
--- beside it, on the board) exactly when its pawn rank is empty on f. The unit
--- test test_store compares this rule with the engine's board
--- (startpos_shelter_missing) on arrays with removals.
+-- first, so a side misses a pawn on file f exactly when its pawn rank is empty
+-- on f. The unit test test_store compares this rule with the engine's board
+-- (startpos_shelter) on arrays with removals.
 
-CREATE FUNCTION capa_shelter_missing(fen text, white boolean) RETURNS smallint
+CREATE FUNCTION capa_shelter(fen text, white boolean) RETURNS double precision
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
     board text := split_part(fen, ' ', 1);
@@ -22,7 +28,10 @@ DECLARE
     pawns text;
     pawn text;
     king int;
-    n int := 0;
+    width int;
+    missing int := 0;
+    shelter int := 0;
+    files int := 0;
 BEGIN
     IF white THEN
         back := capa_fen_rank(split_part(board, '/', 8));
@@ -35,22 +44,29 @@ BEGIN
         pawn := 'p';
         king := position('k' IN back);
     END IF;
-    IF king = 0 THEN
+    width := length(pawns);
+    IF king = 0 OR width = 0 THEN
         RETURN 0;
     END IF;
-    FOR f IN greatest(king - 1, 1) .. least(king + 1, length(pawns)) LOOP
+    FOR f IN 1 .. width LOOP
         IF substr(pawns, f, 1) <> pawn THEN
-            n := n + 1;
+            missing := missing + 1;
+            IF abs(f - king) <= 1 THEN
+                shelter := shelter + 1;
+            END IF;
+        END IF;
+        IF abs(f - king) <= 1 THEN
+            files := files + 1;
         END IF;
     END LOOP;
-    RETURN n;
+    RETURN shelter - missing * files::double precision / width;
 END $$;
 
--- B's missing shelter pawns minus A's, from game 1's start (White is B there
--- when b_white1); values pairs only (NULL for the others, which have no
--- imbalance). Computed on insert, and here once for the pairs already stored.
-ALTER TABLE pairs ADD COLUMN shelter smallint GENERATED ALWAYS AS (
+-- B's value minus A's, from game 1's start (White is B there when b_white1);
+-- values pairs only (NULL for the others, which have no imbalance). Computed
+-- on insert, and here once for the pairs already stored.
+ALTER TABLE pairs ADD COLUMN shelter double precision GENERATED ALWAYS AS (
     CASE WHEN imbalance IS NULL THEN NULL
          ELSE (CASE WHEN b_white1 THEN 1 ELSE -1 END)
-              * (capa_shelter_missing(fen, true) - capa_shelter_missing(fen, false))
+              * (capa_shelter(fen, true) - capa_shelter(fen, false))
     END) STORED;

@@ -349,9 +349,9 @@ typedef struct {
                                        * no pawn or more than one is missing */
     int unprot;                       /* B's start pawns no piece protects minus A's
                                        * (pairs.unprotected, sql/005) */
-    int shelter;                      /* B's pawns missing from its king's file and
-                                       * the files beside it, minus A's (pairs.shelter,
-                                       * sql/006) */
+    double shelter;                   /* B's pawns missing from its king's file and
+                                       * the files beside it beyond chance, minus A's
+                                       * (pairs.shelter, sql/006) */
     int64_t count;
 } store_pair_type_t;
 
@@ -372,7 +372,7 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
 typedef struct {
     char cls[2][STORE_TEXT_MAX];      /* the imbalances */
     int unprot[2];                    /* and the unprotected-pawn differences */
-    int shelter[2];                   /* and the king's-shelter differences */
+    double shelter[2];                /* and the king's-shelter differences */
     int64_t m[3][3];
 } store_round_moment_t;
 

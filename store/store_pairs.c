@@ -537,7 +537,7 @@ int store_pair_types(store_t *store, int64_t run_id, int buckets, store_pair_typ
             v[i].bucket = store_get_int(res, i, 5);
             v[i].stratum = store_get_int(res, i, 6);
             v[i].unprot = store_get_int(res, i, 7);
-            v[i].shelter = store_get_int(res, i, 8);
+            v[i].shelter = store_get_double(res, i, 8);
             v[i].count = store_get_i64(res, i, 9);
         }
         *rows_p = v;
@@ -605,10 +605,10 @@ int store_round_moments(store_t *store, int64_t run_id, const int64_t *first_pai
         for (int i = 0; i < rows; i++) {
             store_get_text(res, i, 0, v[i].cls[0], sizeof v[i].cls[0]);
             v[i].unprot[0] = store_get_int(res, i, 1);
-            v[i].shelter[0] = store_get_int(res, i, 2);
+            v[i].shelter[0] = store_get_double(res, i, 2);
             store_get_text(res, i, 3, v[i].cls[1], sizeof v[i].cls[1]);
             v[i].unprot[1] = store_get_int(res, i, 4);
-            v[i].shelter[1] = store_get_int(res, i, 5);
+            v[i].shelter[1] = store_get_double(res, i, 5);
             for (int x = 0; x < 3; x++)
                 for (int y = 0; y < 3; y++)
                     v[i].m[x][y] = store_get_i64(res, i, 6 + 3 * x + y);

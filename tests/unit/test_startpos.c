@@ -1,5 +1,6 @@
 /* Unit tests for the start positions of pairs (engine/startpos.h): runs and
  * `capa-engine selfplay` share the module. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,41 +236,50 @@ static void removals_leave_pawns_unprotected_and_full_arrays_none(void)
 }
 
 /* The king's shelter: the files of the king and beside it with no pawn of
- * that side. Full arrays miss none; a removed pawn counts when it stood in
- * front of the king or beside it, and at the board's edge only two files
- * count. Pawn odds dealt file by file strip the shelter in about 3 pairs of
- * 10 (the king stands on b..i). */
+ * that side, and that count beyond chance (missing - pawns gone x w / 10).
+ * Full arrays miss none; a removed pawn counts when it stood in front of the
+ * king or beside it, and at the board's edge only two files count. Pawn
+ * odds dealt file by file strip the shelter in about 3 pairs of 10 (the
+ * king stands on b..i), and the excess is 0 on average. */
 static void shelter_pawns_missing_are_counted_on_the_kings_files(void)
 {
-    int sh[2];
+    int miss[2];
+    double ex[2];
     char err[256];
     /* king on f (file 5): the shelter is e, f, g */
-    CHECK(startpos_shelter_missing("rnbqckabnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQCKABNR w KQkq - 0 1", sh, err,
-                                   sizeof err) == 0);
-    CHECK_EQ_INT(sh[0], 0);
-    CHECK_EQ_INT(sh[1], 0);
-    CHECK(startpos_shelter_missing("rnbqckabnr/ppppp1pppp/10/10/10/10/PPPP1PPP1P/RNBQCKABNR w KQkq - 0 1", sh, err,
-                                   sizeof err) == 0);
-    CHECK_EQ_INT(sh[0], 1); /* e-pawn gone (the i-pawn is not in front of the king) */
-    CHECK_EQ_INT(sh[1], 1); /* f-pawn gone */
-    /* king on a: a and b only; both gone */
-    CHECK(startpos_shelter_missing("k9/10/10/10/10/10/2PPPPPPPP/K9 w - - 0 1", sh, err, sizeof err) == 0);
-    CHECK_EQ_INT(sh[0], 2);
-    CHECK_EQ_INT(sh[1], 2);
-    CHECK_EQ_INT(startpos_shelter_missing("not a fen", sh, err, sizeof err), CAPA_EINVAL);
+    CHECK(startpos_shelter("rnbqckabnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQCKABNR w KQkq - 0 1", miss, ex, err,
+                           sizeof err) == 0);
+    CHECK(miss[0] == 0 && miss[1] == 0 && ex[0] == 0.0 && ex[1] == 0.0);
+    CHECK(startpos_shelter("rnbqckabnr/ppppp1pppp/10/10/10/10/PPPP1PPP1P/RNBQCKABNR w KQkq - 0 1", miss, ex, err,
+                           sizeof err) == 0);
+    CHECK_EQ_INT(miss[0], 1);       /* e-pawn gone (the i-pawn is not in front of the king) */
+    CHECK_NEAR(ex[0], 1 - 2 * 0.3, 1e-12);
+    CHECK_EQ_INT(miss[1], 1);       /* f-pawn gone */
+    CHECK_NEAR(ex[1], 1 - 0.3, 1e-12);
+    /* king on a: a and b only; both gone, and c */
+    CHECK(startpos_shelter("k9/10/10/10/10/10/3PPPPPPP/K9 w - - 0 1", miss, ex, err, sizeof err) == 0);
+    CHECK_EQ_INT(miss[0], 2);
+    CHECK_NEAR(ex[0], 2 - 3 * 0.2, 1e-12);
+    CHECK_EQ_INT(miss[1], 2);
+    CHECK_NEAR(ex[1], 2 - 10 * 0.2, 1e-12); /* no pawns at all: nothing beyond chance */
+    CHECK_EQ_INT(startpos_shelter("not a fen", miss, ex, err, sizeof err), CAPA_EINVAL);
     startpos_imbalance_t imb[1] = { { .label = "pawn odds", .side = "", .other = "P" } };
     startpos_spec_t spec = { .source = STARTPOS_CRC, .seed = 2027, .imbalances = imb, .imbalance_count = 1 };
     enum { PAIRS = 1000 };
     int stripped = 0;
+    double excess = 0.0;
     for (int64_t k = 0; k < PAIRS; k++) {
         startpos_t s;
         CHECK_MSG(startpos_for_pair(&spec, k, &s, err, sizeof err) == 0, "%s", err);
-        CHECK(startpos_shelter_missing(s.fen, sh, err, sizeof err) == 0);
-        CHECK_EQ_INT(sh[1], 0); /* "nothing vs P": B (White in fen) is the side a pawn down */
-        stripped += sh[0];
+        CHECK(startpos_shelter(s.fen, miss, ex, err, sizeof err) == 0);
+        CHECK_EQ_INT(miss[1], 0); /* "nothing vs P": B (White in fen) is the side a pawn down */
+        stripped += miss[0];
+        excess += ex[0];
     }
-    printf("  pawn odds stripping the king's shelter: %d of %d pairs\n", stripped, PAIRS);
+    printf("  pawn odds stripping the king's shelter: %d of %d pairs, mean excess %+.3f\n", stripped, PAIRS,
+           excess / PAIRS);
     CHECK(stripped > PAIRS / 4 && stripped < PAIRS * 35 / 100);
+    CHECK(fabs(excess / PAIRS) < 0.05);
 }
 
 static void several_pawns_come_off_different_files(void)
