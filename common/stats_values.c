@@ -573,40 +573,54 @@ static void s_full(const s_design_t *d, const double v[S_DIM][S_DIM], double vf[
             vf[d->full[a]][d->full[c]] = v[a][c];
 }
 
-/* The same fit without covariate k (the others kept), into r->cov[k]'s
- * unadjusted figures: what adjusting for it changes. 0 or CAPA_ENOMEM (a
- * fit that fails without the covariate leaves them at zero). */
-static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, int k,
-                        stats_values_t *r)
+/* The fit (no unadjusted ones) of the games and round classes with the
+ * covariates whose bit is set in mask at 0. 0, CAPA_ENOMEM, or the fit's
+ * error with its reason in err. */
+static int s_fit_zeroed(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, unsigned mask,
+                        stats_values_t **out, char *err, size_t errlen)
 {
     stats_game_t *g = malloc(n * sizeof *g);
     stats_class_t *cl = rounds ? malloc((rounds->n_classes + 1) * sizeof *cl) : NULL;
     if (!g || (rounds && !cl)) {
         free(g);
         free(cl);
-        return CAPA_ENOMEM;
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
     memcpy(g, games, n * sizeof *g);
-    for (size_t i = 0; i < n; i++)
-        g[i].cov[k] = 0;
     stats_rounds_t rd;
     if (rounds) {
         rd = *rounds;
         memcpy(cl, rounds->classes, rounds->n_classes * sizeof *cl);
-        for (size_t i = 0; i < rounds->n_classes; i++)
-            cl[i].cov[k] = 0;
         rd.classes = cl;
     }
+    for (int k = 0; k < STATS_COV_NB; k++) {
+        if (!(mask & (1u << k)))
+            continue;
+        for (size_t i = 0; i < n; i++)
+            g[i].cov[k] = 0.0;
+        for (size_t i = 0; rounds && i < rounds->n_classes; i++)
+            cl[i].cov[k] = 0.0;
+    }
+    int rc = s_fit(g, n, rounds ? &rd : NULL, 0, out, err, errlen);
+    free(g);
+    free(cl);
+    return rc;
+}
+
+/* The same fit without covariate k (the others kept), into r->cov[k]'s
+ * unadjusted figures: what adjusting for it changes. 0 or CAPA_ENOMEM (a
+ * fit that fails without the covariate leaves them at zero). */
+static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_t *rounds, int k,
+                        stats_values_t *r)
+{
     stats_values_t *plain = NULL;
     char err[256];
-    int rc = s_fit(g, n, rounds ? &rd : NULL, 0, &plain, err, sizeof err);
+    int rc = s_fit_zeroed(games, n, rounds, 1u << k, &plain, err, sizeof err);
     if (rc == 0) {
         memcpy(r->cov[k].unadj_contrasts, plain->contrasts, sizeof r->cov[k].unadj_contrasts);
         memcpy(r->cov[k].unadj_piece, plain->piece, sizeof r->cov[k].unadj_piece);
     }
     stats_values_destroy(&plain);
-    free(g);
-    free(cl);
     return rc == CAPA_ENOMEM ? rc : 0;
 }
 
@@ -622,29 +636,9 @@ static int s_fit_without_covariates(const stats_game_t *games, size_t n, const s
         kept |= d->covariate[k];
     if (!kept)
         return rc;
-    stats_game_t *g = malloc(n * sizeof *g);
-    stats_class_t *cl = rounds ? malloc((rounds->n_classes + 1) * sizeof *cl) : NULL;
-    if (!g || (rounds && !cl)) {
-        free(g);
-        free(cl);
-        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
-    }
-    memcpy(g, games, n * sizeof *g);
-    for (size_t i = 0; i < n; i++)
-        memset(g[i].cov, 0, sizeof g[i].cov);
-    stats_rounds_t rd;
-    if (rounds) {
-        rd = *rounds;
-        memcpy(cl, rounds->classes, rounds->n_classes * sizeof *cl);
-        for (size_t i = 0; i < rounds->n_classes; i++)
-            memset(cl[i].cov, 0, sizeof cl[i].cov);
-        rd.classes = cl;
-    }
     stats_values_t *plain = NULL;
     char why[160];
-    int rc2 = s_fit(g, n, rounds ? &rd : NULL, 0, &plain, why, sizeof why);
-    free(g);
-    free(cl);
+    int rc2 = s_fit_zeroed(games, n, rounds, (1u << STATS_COV_NB) - 1, &plain, why, sizeof why);
     if (rc2 != 0)
         return rc2 == CAPA_ENOMEM ? capa_fail(err, errlen, CAPA_ENOMEM, "out of memory") : rc;
     for (int k = 0; k < STATS_COV_NB; k++) {
