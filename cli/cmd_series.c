@@ -176,6 +176,12 @@ static void s_convergence(const cJSON *rep)
         return;
     }
     bool yes = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(conv, "converged"));
+    if (cli_num(conv, "compared") < 1) {
+        printf("convergence, step %.0f to %.0f: nothing to compare yet (no figure in the same unit in both: "
+               "a step whose pawn is not decisive gives its contrasts in Elo only)\n",
+               cli_num(conv, "from_step"), cli_num(conv, "to_step"));
+        return;
+    }
     printf("convergence, step %.0f to %.0f: %s (%.0f of %.0f figures within)\n",
            cli_num(conv, "from_step"), cli_num(conv, "to_step"), yes ? "converged" : "not converged",
            cli_num(conv, "within"), cli_num(conv, "compared"));

@@ -247,6 +247,13 @@ static void s_convergence(http_buf_t *b, const cJSON *rep)
         return;
     }
     bool yes = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(conv, "converged"));
+    if (!(pages_num(conv, "compared") >= 1)) {
+        http_buf_printf(b, "<p>Steps %.0f and %.0f: nothing to compare yet <span class=\"muted\">(no "
+                           "figure in the same unit in both: a step whose pawn is not decisive gives its "
+                           "contrasts in Elo only)</span></p></div>",
+                        pages_num(conv, "from_step"), pages_num(conv, "to_step"));
+        return;
+    }
     http_buf_printf(b, "<p>Steps %.0f and %.0f: ", pages_num(conv, "from_step"),
                     pages_num(conv, "to_step"));
     pages_tag(b, yes ? "finished" : "stopped", yes ? "converged" : "not converged");
