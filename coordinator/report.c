@@ -123,7 +123,8 @@ int report_values_games(store_t *store, int64_t run_id, const rundoc_t *doc, int
 }
 
 /* What the run's pairs say without a fit: the raw scores per imbalance
- * from B's side ("imbalances") and how the games ended ("endings"). */
+ * from B's side ("imbalances"), how the games ended ("endings") and the
+ * engines that played them ("engines"). */
 static int s_imbalance_scores(store_t *store, int64_t run_id, const rundoc_t *doc, cJSON *rep,
                               char *err, size_t errlen)
 {
@@ -174,6 +175,16 @@ static int s_imbalance_scores(store_t *store, int64_t run_id, const rundoc_t *do
         cJSON_AddItemToArray(endings, e);
     }
     free(ends);
+    /* which engines played them: /values files an estimate under its engine */
+    char *engines = NULL;
+    if (store_run_engines(store, run_id, &engines) < 0)
+        return capa_fail(err, errlen, CAPA_EDB, "%s", store_last_error(store));
+    cJSON *played = cJSON_Parse(engines);
+    free(engines);
+    if (!played || !cJSON_AddItemToObject(rep, "engines", played)) {
+        cJSON_Delete(played);
+        return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
+    }
     return 0;
 }
 
@@ -317,7 +328,7 @@ static int s_values_stored(store_t *store, int64_t run_id, const rundoc_t *doc, 
     if (!stored)
         return capa_fail(err, errlen, CAPA_EINVAL, "run %lld: the stored estimate is not JSON",
                          (long long) run_id);
-    static const char *const keys[] = { "imbalances", "endings", "values", "values_error" };
+    static const char *const keys[] = { "imbalances", "endings", "engines", "values", "values_error" };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         cJSON *item = cJSON_DetachItemFromObjectCaseSensitive(stored, keys[i]);
         if (item)

@@ -395,6 +395,12 @@ typedef struct {
 
 int store_run_endings(store_t *store, int64_t run_id, store_ending_t **rows_p, size_t *n_out);
 
+/* The engines a run's counted pairs were played with, as JSON text
+ * [{"bench", "version", "pairs"}], most pairs first ("[]" without pairs):
+ * the bench signature and version each pair kept (sql/007; bench 0 and
+ * version "" for pairs stored without a worker). *json_p: heap, free(). */
+int store_run_engines(store_t *store, int64_t run_id, char **json_p);
+
 /* ---- contributors and workers (store_workers.c) --------------------------- */
 
 typedef struct {

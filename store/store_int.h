@@ -47,6 +47,16 @@ int store_result(store_t *store, const char *what, PGresult *res, PGresult **res
 int64_t store_get_i64(const PGresult *res, int row, int col);
 int store_get_int(const PGresult *res, int row, int col);
 double store_get_double(const PGresult *res, int row, int col);
+
+/* The JSON array of engines of the counted pairs of the run whose id is the
+ * SQL expression RUN (store_run_engines; the values runs' list falls back to
+ * it for an estimate made before estimates carried it). */
+#define STORE_RUN_ENGINES_SQL(RUN)                                                           \
+    "(SELECT coalesce(json_agg(json_build_object('bench', x.bench, 'version', x.version,"   \
+    " 'pairs', x.n) ORDER BY x.n DESC, x.bench), '[]'::json)"                               \
+    " FROM (SELECT coalesce(p.engine_bench, 0) AS bench, coalesce(p.engine_version, '')"    \
+    " AS version, count(*) AS n FROM pairs p WHERE p.run_id = " RUN " AND NOT p.excluded"  \
+    " GROUP BY 1, 2) x)"
 bool store_get_bool(const PGresult *res, int row, int col);
 void store_get_text(const PGresult *res, int row, int col, char *buf, size_t len);
 /* A heap copy of the value, NULL for SQL NULL; sets *oom on allocation failure. */

@@ -656,6 +656,24 @@ int store_imbalance_games(store_t *store, int64_t run_id, store_imbalance_t **ro
     return 0;
 }
 
+int store_run_engines(store_t *store, int64_t run_id, char **json_p)
+{
+    *json_p = NULL;
+    char rb[24];
+    const char *params[] = { store_i64(rb, run_id) };
+    PGresult *res;
+    int rc = store_exec(store, "run engines", "SELECT " STORE_RUN_ENGINES_SQL("$1::bigint") "::text", 1, params,
+                        &res);
+    if (rc < 0)
+        return rc;
+    bool oom = false;
+    *json_p = store_get_dup(res, 0, 0, &oom);
+    PQclear(res);
+    return oom || !*json_p ? store_fail(store, CAPA_ENOMEM, "out of memory for the engines of run %lld",
+                                        (long long) run_id)
+                           : 0;
+}
+
 int store_run_endings(store_t *store, int64_t run_id, store_ending_t **rows_p, size_t *n_out)
 {
     *rows_p = NULL;

@@ -26,14 +26,11 @@ int store_values_runs(store_t *store, size_t limit, store_values_run_t **runs_p,
                         " coalesce(e.pairs_used, 0), coalesce(epoch_ms(e.computed_at), 0),"
                         " CASE WHEN json_typeof(e.report -> 'values') = 'object'"
                         "  THEN (e.report -> 'values')::text END,"
-                        " e.report ->> 'values_error', coalesce(g.engines, '[]')"
+                        " e.report ->> 'values_error',"
+                        /* the estimate's engines (counted when it was made); the
+                         * pairs scanned only for an older estimate without them */
+                        " coalesce((e.report -> 'engines')::text, " STORE_RUN_ENGINES_SQL("r.id") "::text)"
                         " FROM runs r LEFT JOIN estimates e ON e.run_id = r.id"
-                        " LEFT JOIN LATERAL ("
-                        "  SELECT json_agg(json_build_object('bench', x.bench, 'version',"
-                        "   x.version, 'pairs', x.n) ORDER BY x.n DESC, x.bench)::text AS engines"
-                        "  FROM (SELECT coalesce(p.engine_bench, 0) AS bench,"
-                        "   coalesce(p.engine_version, '') AS version, count(*) AS n"
-                        "   FROM pairs p WHERE p.run_id = r.id AND NOT p.excluded GROUP BY 1, 2) x) g ON true"
                         " WHERE r.kind = 'values' AND r.status <> 'failed'"
                         "  AND (r.status <> 'pending' OR e.run_id IS NOT NULL)"
                         " ORDER BY r.id DESC LIMIT $1::bigint",
