@@ -183,7 +183,8 @@ int cmd_values(const cli_opts_t *o, const cli_args_t *a)
             else
                 table_addf(t, "-");
             bool best = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "best"));
-            table_addf(t, "%s", best ? "best" : cli_str(r, "error"));
+            bool changed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "params_changed"));
+            table_addf(t, "%s", best ? "best" : changed ? "changed parameters" : cli_str(r, "error"));
         }
         rc = cli_print_table(t);
     }

@@ -29,7 +29,10 @@ int store_values_runs(store_t *store, size_t limit, store_values_run_t **runs_p,
                         " e.report ->> 'values_error',"
                         /* the estimate's engines (counted when it was made); the
                          * pairs scanned only for an older estimate without them */
-                        " coalesce((e.report -> 'engines')::text, " STORE_RUN_ENGINES_SQL("r.id") "::text)"
+                        " coalesce((e.report -> 'engines')::text, " STORE_RUN_ENGINES_SQL("r.id") "::text),"
+                        /* the engine's own parameters, or changed ones */
+                        " coalesce(r.doc -> 'params', '{}') <> '{}' OR coalesce(r.doc -> 'params_side', '{}') <> '{}'"
+                        "  OR coalesce(r.doc -> 'params_other', '{}') <> '{}'"
                         " FROM runs r LEFT JOIN estimates e ON e.run_id = r.id"
                         " WHERE r.kind = 'values' AND r.status <> 'failed'"
                         "  AND (r.status <> 'pending' OR e.run_id IS NOT NULL)"
@@ -64,6 +67,7 @@ int store_values_runs(store_t *store, size_t limit, store_values_run_t **runs_p,
         r->fit = store_get_dup(res, i, 13, &oom);
         r->error = store_get_dup(res, i, 14, &oom);
         r->engines = store_get_dup(res, i, 15, &oom);
+        r->params_changed = store_get_bool(res, i, 16);
     }
     PQclear(res);
     if (oom) {

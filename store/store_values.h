@@ -33,6 +33,8 @@ typedef struct {
      * sql/007; bench 0 and version "" for pairs stored without a worker);
      * "[]" without pairs */
     char *engines;
+    bool params_changed;           /* its document sets params, params_side or
+                                    * params_other: not the engine's own beliefs */
 } store_values_run_t;
 
 /* Every values run that is running, finished or stopped, or pending with a

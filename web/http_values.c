@@ -123,6 +123,7 @@ static cJSON *s_run_entry(const s_run_t *x)
     cJSON_AddNumberToObject(o, "pairs_used", (double) r->pairs_used);
     cJSON_AddNumberToObject(o, "fitted_at_ms", (double) r->computed_at_ms);
     cJSON_AddBoolToObject(o, "determined", x->determined);
+    cJSON_AddBoolToObject(o, "params_changed", x->row->params_changed);
     cJSON_AddBoolToObject(o, "best", x->best);
     const cJSON *ac = s_contrast(x->fit, "A-C");
     if (ac)
@@ -181,13 +182,14 @@ cJSON *http_api_values_json(http_req_t *req, int *rc)
         x->version = s_str(top, "version");
         x->determined = x->fit && s_determines(x->fit);
     }
-    /* The best of each (variant, engine): runs come newest first. */
+    /* The best of each (variant, engine) among the runs played with the
+     * engine's own parameters: runs come newest first. */
     for (size_t i = 0; i < m; i++) {
-        if (!runs[i].determined)
+        if (!runs[i].determined || runs[i].row->params_changed)
             continue;
         bool best = true;
         for (size_t j = 0; j < m && best; j++)
-            if (j != i && runs[j].determined && runs[j].bench == runs[i].bench &&
+            if (j != i && runs[j].determined && !runs[j].row->params_changed && runs[j].bench == runs[i].bench &&
                 strcmp(runs[j].row->variant, runs[i].row->variant) == 0) {
                 values_candidate_t a = s_candidate(runs[i].row), b = s_candidate(runs[j].row);
                 best = values_best_cmp(&a, &b) > 0;

@@ -349,6 +349,8 @@ int pages_values(http_req_t *req)
             http_buf_puts(&b, "</td><td>");
             if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "best")))
                 pages_tag(&b, "finished", "best");
+            else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "params_changed")))
+                http_buf_puts(&b, "<span class=\"muted\">plays changed parameters</span>");
             else if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "determined"))) {
                 http_buf_puts(&b, "<span class=\"muted\">");
                 http_buf_html(&b, cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "error"))

@@ -17,7 +17,9 @@
 /* The one-sentence rule, as /api/values and the page state it. */
 #define VALUES_BEST_RULE                                                                   \
     "per variant and engine (the bench signature most of a run's pairs were played with), " \
-    "among the values runs that have not failed and whose stored fit "      \
+    "among the values runs that have not failed, play the engine's own parameters (no "   \
+    "params, params_side or params_other: a sensitivity run or a later round of an "      \
+    "iteration is listed, not chosen) and whose stored fit "                               \
     "determines at least one contrast: the run at the most nodes per move (a "             \
     "fixed node count before a clock; clocks by base time, then increment), then the one " \
     "with the most pairs in its fit, then the newest fit"

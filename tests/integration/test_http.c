@@ -363,6 +363,33 @@ static void the_values_page_shows_the_best_estimate_per_variant_and_engine(void)
     CHECK(fx_http("GET", "/api/values", NULL, NULL, &r) == 0);
     CHECK_EQ_INT(s_best_run(s_best_of(r.json, "caparandom", 777)), other);
     CHECK(s_best_of(r.json, "caparandom", 999) == NULL);
+    fx_res_free(&r);
+    /* a run that changes the engine's parameters (a sensitivity study) is
+     * listed but never the best, however deep */
+    char pdoc[sizeof VALUES_DOC + 64];
+    const char *at = strstr(VALUES_DOC, "\"nodes\":1000");
+    CHECK(at != NULL);
+    snprintf(pdoc, sizeof pdoc, "%.*s\"nodes\":9500%s", (int) (at - VALUES_DOC), VALUES_DOC,
+             at + strlen("\"nodes\":1000"));
+    char *brace = strchr(pdoc, '{');
+    CHECK(brace != NULL);
+    char withp[sizeof pdoc + 64];
+    snprintf(withp, sizeof withp, "{\"params_side\":{\"ArchbishopValueMg\":900},%s", brace + 1);
+    int64_t sens = fx_submit(withp);
+    CHECK(sens > 0);
+    CHECK(fx_fill(sens, 0, 300, IMB, SIDE, OTHER, 6, 0) == 0 && fx_finish(sens) == 0);
+    CHECK(fx_http("GET", "/api/values", NULL, NULL, &r) == 0);
+    CHECK_EQ_INT(s_best_run(s_best_of(r.json, "caparandom", 0)), deep);
+    const cJSON *srun;
+    bool seen = false;
+    cJSON_ArrayForEach(srun, cJSON_GetObjectItemCaseSensitive(r.json, "runs"))
+        if (cJSON_GetObjectItemCaseSensitive(srun, "run")->valuedouble == sens) {
+            seen = true;
+            CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(srun, "params_changed")));
+            CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(srun, "best")));
+            CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(srun, "determined")));
+        }
+    CHECK(seen);
     const cJSON *run;
     int listed = 0;
     cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(r.json, "runs")) {
