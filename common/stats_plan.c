@@ -29,8 +29,13 @@ void stats_plan_assume_default(stats_plan_assume_t *a)
 static const struct {
     double nodes, k;
 } STATS_PLAN_K_POINTS[] = {
-    { 5000.0, 0.405 }, /* engine 1113079, 200 pairs of pawn odds: the side a pawn up scored 0.600 */
-    { 20000.0, 0.403 }, /* engine 1113079, ac-20k-1113079: 500 pairs of pawn odds + 500 A vs C */
+    /* engine 1113079, the ladder ac-ladder-1113079 and the study
+     * ac-20k-1113079-s5 (one seed, 500 pairs of pawn odds + 500 A vs C at
+     * each node count, the fit's k with both covariates) */
+    { 2500.0, 0.330 },  /* the side a pawn up scored 0.583 */
+    { 5000.0, 0.313 },  /* 0.578 (200 pairs of selfplay, seed 5005: 0.600) */
+    { 10000.0, 0.370 }, /* 0.592 */
+    { 20000.0, 0.407 }, /* 0.599 */
 };
 
 double stats_plan_logit_per_pawn_at(int64_t nodes)

@@ -1214,14 +1214,16 @@ static void the_plan_assumes_the_pawn_this_engine_showed_at_that_many_nodes(void
     stats_plan_assume_default(&def);
     /* a clock: no node count to go by */
     CHECK_NEAR(stats_plan_logit_per_pawn_at(0), def.logit_per_pawn, 1e-12);
-    double k5 = stats_plan_logit_per_pawn_at(5000), k20 = stats_plan_logit_per_pawn_at(20000);
-    CHECK(k5 > 0.0 && k20 > 0.0);
+    /* the measured points: 2,500, 5,000, 10,000 and 20,000 nodes */
+    double k2 = stats_plan_logit_per_pawn_at(2500), k5 = stats_plan_logit_per_pawn_at(5000),
+           k10 = stats_plan_logit_per_pawn_at(10000), k20 = stats_plan_logit_per_pawn_at(20000);
+    CHECK(k2 > 0.0 && k5 > 0.0 && k10 > 0.0 && k20 > 0.0);
     /* held at the nearest measurement outside them */
-    CHECK_NEAR(stats_plan_logit_per_pawn_at(100), k5, 1e-12);
+    CHECK_NEAR(stats_plan_logit_per_pawn_at(100), k2, 1e-12);
     CHECK_NEAR(stats_plan_logit_per_pawn_at(5000000), k20, 1e-12);
-    /* interpolated in log(nodes): 10,000 is half way from 5,000 to 20,000 */
-    CHECK_NEAR(stats_plan_logit_per_pawn_at(10000), 0.5 * (k5 + k20), 1e-12);
-    CHECK_NEAR(stats_plan_logit_per_pawn_at(7071), 0.75 * k5 + 0.25 * k20, 1e-4);
+    /* interpolated in log(nodes): 14,142 is half way from 10,000 to 20,000 */
+    CHECK_NEAR(stats_plan_logit_per_pawn_at(14142), 0.5 * (k10 + k20), 1e-4);
+    CHECK_NEAR(stats_plan_logit_per_pawn_at(7071), 0.5 * (k5 + k10), 1e-4);
     stats_plan_assume_t a;
     stats_plan_assume_for_nodes(&a, 20000);
     CHECK_NEAR(a.logit_per_pawn, k20, 1e-12);
