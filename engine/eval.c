@@ -25,8 +25,13 @@ static pthread_once_t s_once = PTHREAD_ONCE_INIT;
 
 static const int PHASE_WEIGHT[PIECE_TYPE_NB] = { 0, 0, 1, 1, 2, 4, 4, 4, 0 };
 /* Mobility counted relative to a typical value, so that the mobility term
- * of an average piece is about zero and the material term keeps its meaning. */
-static const int MOBILITY_BASE[PIECE_TYPE_NB] = { 0, 0, 4, 6, 7, 10, 11, 13, 0 };
+ * of an average piece is about zero and the material term keeps its meaning.
+ * Since the mobility area takes in squares held by our own pieces (below),
+ * each kind's base grows by what that adds on average, rounded: rook +0.8,
+ * archbishop +1.1, queen +1.3 (one each), chancellor +1.5 (two), knight +0.5
+ * and bishop +0.3 (none), in 33,557 quiet positions of 548 games at 10,000
+ * nodes; so an average piece's mobility term stays where it was. */
+static const int MOBILITY_BASE[PIECE_TYPE_NB] = { 0, 0, 4, 6, 8, 11, 13, 14, 0 };
 /* Danger units per attacked king-zone square, per attacker type. */
 static const int ATTACK_UNIT[PIECE_TYPE_NB] = {
     0, 0, PARAM_KingAttackKnight, PARAM_KingAttackBishop, PARAM_KingAttackRook,
@@ -156,9 +161,11 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
 {
     color_t them = (color_t) !us;
     bitboard_t occ = board_occupied(b);
-    bitboard_t own = board_color_bb(b, us);
     bitboard_t pawns = board_pieces(b, us, PAWN), their_pawns = board_pieces(b, them, PAWN);
-    bitboard_t mob_area = ~own & ~their_pawn_att;
+    /* Mobility area: every square but those of our pawns and king and those
+     * their pawns attack; a square held by another of our pieces counts (the
+     * piece defends it, and it is free once that piece moves). */
+    bitboard_t mob_area = ~(pawns | bb_square(board_king_sq(b, us))) & ~their_pawn_att;
     square_t their_king = board_king_sq(b, them);
     bitboard_t zone = s_t.zone[them][their_king];
     int m = 0, e = 0;

@@ -1,7 +1,8 @@
 /* eval.h - the static evaluation, driven entirely by a params_t.
  *
  * Terms: material, piece-square terms (centralisation per piece kind),
- * bishop pair, mobility per piece type, rooks and
+ * bishop pair, mobility per piece type (attacked squares other than own
+ * pawns and king and squares enemy pawns attack), rooks and
  * chancellors on open files, king attackers and pawn shield, king
  * centralisation, doubled / isolated / connected / passed pawns (with the
  * kings' distances in the ending), threats (pieces attacked by pawns, rooks

@@ -190,6 +190,33 @@ static void king_danger_grows_faster_than_the_attack_and_stops_at_its_cap(void)
     CHECK_MSG(none - doubled > 3 * (none - base), "none %d base %d doubled %d", none, base, doubled);
 }
 
+/* The knight's mobility term alone in fen: material-only parameters with
+ * KnightMobilityMg and Eg at 8, less the same with both at 0. */
+static int s_knight_mobility(const char *fen)
+{
+    params_t p;
+    params_default(&p);
+    params_material_only(&p);
+    int without = s_eval(fen, VARIANT_CAPABLANCA, &p);
+    p.value[PARAM_KnightMobilityMg] = p.value[PARAM_KnightMobilityEg] = 8;
+    return s_eval(fen, VARIANT_CAPABLANCA, &p) - without;
+}
+
+static void mobility_counts_squares_of_own_pieces_but_not_own_pawns_king_or_enemy_pawn_attacks(void)
+{
+    /* The knight on e4 reaches c3, c5, d2, d6, f2, f6, g3 and g5; the piece
+     * moved between g3 and a square it does not reach. */
+    const char *empty = "9k/p9/10/10/4N5/10/8PP/K9 w - - 0 1";
+    int base = s_knight_mobility(empty);
+    CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6R3/8PP/K9 w - - 0 1"), base);
+    CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6P3/8PP/K9 w - - 0 1"), base - 8);
+    CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6K3/8PP/10 w - - 0 1"), base - 8);
+    /* A black pawn on h4 attacks g3 (and i3, which the knight does not reach). */
+    CHECK_EQ_INT(s_knight_mobility("9k/10/10/10/4N2p2/10/8PP/K9 w - - 0 1"), base - 8);
+    /* An enemy piece on g3 not defended by a pawn is a square like any other. */
+    CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6r3/8PP/K9 w - - 0 1"), base);
+}
+
 static const check_case_t CASES[] = {
     CASE(colour_flipped_positions_evaluate_the_same),
     CASE(the_start_position_is_about_level),
@@ -201,6 +228,7 @@ static const check_case_t CASES[] = {
     CASE(a_chancellors_knight_jumps_count_against_the_king),
     CASE(king_danger_needs_a_queen_chancellor_or_archbishop),
     CASE(king_danger_grows_faster_than_the_attack_and_stops_at_its_cap),
+    CASE(mobility_counts_squares_of_own_pieces_but_not_own_pawns_king_or_enemy_pawn_attacks),
     { 0 } };
 
 int main(int argc, char **argv)
