@@ -278,7 +278,7 @@ static void an_iteration_played_by_real_workers_feeds_the_measured_values_back(v
         "\"params\":{\"KingDangerMg\":0},\"iterate\":{\"pieces\":[\"A\",\"C\"],\"max_rounds\":2},"
         "\"imbalances\":[{\"name\":\"A vs C\",\"side\":\"A\",\"other\":\"C\",\"pairs\":6},"
         "{\"name\":\"C vs 9P\",\"side\":\"C\",\"other\":\"PPPPPPPPP\",\"pairs\":10},"
-        "{\"name\":\"8 pawns odds\",\"side\":\"\",\"other\":\"PPPPPPPP\",\"pairs\":10}]}", &first);
+        "{\"name\":\"8 pawns odds\",\"side\":\"\",\"other\":\"PPPPPPPP\",\"pairs\":20}]}", &first);
     CHECK_MSG(s_wait_series(&fx, series, 300), "the iteration did not end within 300 s (see %s/"
               "tests/series_iterate*.log)", CAPA_BINARY_DIR);
     coord_fx_worker_stop(&fx, 1, SIGTERM);
@@ -306,7 +306,7 @@ static void an_iteration_played_by_real_workers_feeds_the_measured_values_back(v
         CHECK_EQ_INT(s_played(r2, *p, 1), (int) lround(v * 100));
     }
     CHECK_EQ_STR(cJSON_GetStringValue(s_get(r2, "status")), "finished");
-    CHECK_EQ_INT((int) cJSON_GetNumberValue(s_get(r2, "pairs")), 26);
+    CHECK_EQ_INT((int) cJSON_GetNumberValue(s_get(r2, "pairs")), 36);
     /* The end: by the stop rule on how far each piece moved in round 2, or,
      * when so few games give round 2 no values in pawns, failed saying so. */
     if (strcmp(status, "finished") == 0) {

@@ -133,8 +133,9 @@ static void a_values_pair_plays_each_set_for_its_own_side(void)
     s_task(&t, PROTO_KIND_VALUES, 1);   /* fen2 "": both games from the same start */
     proto_param_t odd_items[] = { { "KnightValueMg", 0 }, { "KnightValueEg", 0 },
                                   { "BishopValueMg", 0 }, { "BishopValueEg", 0 },
-                                  { "QueenValueMg", 60 }, { "QueenValueEg", 60 } };
-    proto_params_t none = { 0 }, odd_set = { odd_items, 6 };
+                                  { "QueenValueMg", 60 }, { "QueenValueEg", 60 },
+                                  { "ChancellorValueMg", 60 }, { "ChancellorValueEg", 60 } };
+    proto_params_t none = { 0 }, odd_set = { odd_items, 8 };
     params_t def, odd;
     char err[256];
     CHECK_EQ_INT(player_params(&none, &def, err, sizeof err), 0);
