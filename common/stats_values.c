@@ -35,6 +35,7 @@ static const char *const S_COV_KEY[STATS_COV_NB] = { "unprotected_pawns", "king_
 static const char *const S_COV_NAME[STATS_COV_NB] = { "unprotected pawn",
                                                          "shelter pawn lost (beyond an average pawn)" };
 static const char *const S_COV_TITLE[STATS_COV_NB] = { "Unprotected pawns", "King's shelter" };
+static const char *const S_COV_EFFECT[STATS_COV_NB] = { "unprotected pawn", "shelter pawn" }; /* <= 23 bytes */
 
 const char *stats_covariate_key(int k)
 {
@@ -544,7 +545,7 @@ static void s_summaries(const s_design_t *d, const double *b, const double v[S_D
             continue;
         double c[S_DIM] = { 0 };
         c[STATS_COEF_COV + k] = 1.0;
-        snprintf(u->effect.name, sizeof u->effect.name, "%s", k == STATS_COV_UNPROT ? "unprotected pawn" : "shelter pawn");
+        snprintf(u->effect.name, sizeof u->effect.name, "%s", S_COV_EFFECT[k]);
         u->effect.estimable = 1;
         s_combination(c, b, v, r->scaled, &u->effect);
     }
@@ -624,6 +625,17 @@ static int s_unadjusted(const stats_game_t *games, size_t n, const stats_rounds_
     return rc == CAPA_ENOMEM ? rc : 0;
 }
 
+/* Each covariate's mean over the games (side under test), into r. */
+static void s_cov_means(const stats_game_t *games, size_t n, stats_values_t *r)
+{
+    for (int k = 0; k < STATS_COV_NB; k++) {
+        double usum = 0.0;
+        for (size_t i = 0; i < n; i++)
+            usum += s_count(&games[i]) * games[i].cov[k];
+        r->cov[k].mean = usum / (double) r->games;
+    }
+}
+
 /* The fit failed (rc, reason in err) with covariates in the model: a small
  * study can be separated by a covariate that the material alone does not
  * separate. Refits without any covariate; when that converges it is the
@@ -641,11 +653,8 @@ static int s_fit_without_covariates(const stats_game_t *games, size_t n, const s
     int rc2 = s_fit_zeroed(games, n, rounds, (1u << STATS_COV_NB) - 1, &plain, why, sizeof why);
     if (rc2 != 0)
         return rc2 == CAPA_ENOMEM ? capa_fail(err, errlen, CAPA_ENOMEM, "out of memory") : rc;
+    s_cov_means(games, n, plain);
     for (int k = 0; k < STATS_COV_NB; k++) {
-        double usum = 0.0;
-        for (size_t i = 0; i < n; i++)
-            usum += s_count(&games[i]) * games[i].cov[k];
-        plain->cov[k].mean = usum / (double) plain->games;
         if (!d->covariate[k])
             continue;
         plain->cov[k].dropped = 1;
@@ -735,11 +744,8 @@ static int s_fit(const stats_game_t *games, size_t n, const stats_rounds_t *roun
         return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");
     }
     s_lack_of_fit(&d, r);
+    s_cov_means(games, n, r);
     for (int k = 0; k < STATS_COV_NB; k++) {
-        double usum = 0.0;
-        for (size_t i = 0; i < n; i++)
-            usum += s_count(&games[i]) * games[i].cov[k];
-        r->cov[k].mean = usum / (double) r->games;
         if (unadjusted && r->cov[k].fitted && s_unadjusted(games, n, rounds, k, r) != 0) {
             stats_values_destroy(&r);
             return capa_fail(err, errlen, CAPA_ENOMEM, "out of memory");

@@ -51,8 +51,6 @@ static int s_sprt(const runinfo_t *ri, const store_totals_t *t, cJSON *rep, char
     return 0;
 }
 
-/* 1 when diff is one pawn and nothing else (pawn odds): its games are
- * split by the file of the missing pawn. */
 /* A covariate's difference as the fit takes it (at most STATS_DIFF_MAX
  * either way: a start array has ten pawns a side). */
 static double s_clamp_cov(double v)
@@ -60,6 +58,8 @@ static double s_clamp_cov(double v)
     return v > STATS_DIFF_MAX ? STATS_DIFF_MAX : v < -STATS_DIFF_MAX ? -STATS_DIFF_MAX : v;
 }
 
+/* 1 when diff is one pawn and nothing else (pawn odds): its games are
+ * split by the file of the missing pawn. */
 static int s_single_pawn(const int8_t *diff)
 {
     int other = 0;
