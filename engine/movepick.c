@@ -16,10 +16,11 @@ enum {
 };
 
 void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
-                   const history_table_t *history, bool qsearch)
+                   const history_table_t *history, const cont_entry_t *cont, bool qsearch)
 {
     mp->board = b;
     mp->history = history;
+    mp->cont = cont;
     mp->qsearch = qsearch && !board_in_check(b);
     mp->killer[0] = killers ? killers[0] : MOVE_NONE;
     mp->killer[1] = killers ? killers[1] : MOVE_NONE;
@@ -120,6 +121,9 @@ move_t movepick_next(movepick_t *mp)
                 move_t m = mp->quiet.moves[i];
                 mp->quiet_score[i] = mp->history
                     ? (*mp->history)[board_side(b)][move_from(m)][move_to(m)] : 0;
+                if (mp->cont)
+                    mp->quiet_score[i] +=
+                        (*mp->cont)[piece_type(board_piece_on(b, move_from(m)))][move_to(m)];
             }
             mp->idx = 0;
             mp->stage = STAGE_QUIET;
@@ -146,9 +150,8 @@ move_t movepick_next(movepick_t *mp)
     }
 }
 
-void movepick_history_update(history_table_t *h, color_t side, move_t m, int bonus)
+static void s_gravity(int16_t *e, int bonus)
 {
-    int16_t *e = &(*h)[side][move_from(m)][move_to(m)];
     int v = *e;
     if (bonus > MOVEPICK_HISTORY_MAX)
         bonus = MOVEPICK_HISTORY_MAX;
@@ -156,4 +159,14 @@ void movepick_history_update(history_table_t *h, color_t side, move_t m, int bon
         bonus = -MOVEPICK_HISTORY_MAX;
     v += bonus - v * (bonus < 0 ? -bonus : bonus) / MOVEPICK_HISTORY_MAX;
     *e = (int16_t) v;
+}
+
+void movepick_history_update(history_table_t *h, color_t side, move_t m, int bonus)
+{
+    s_gravity(&(*h)[side][move_from(m)][move_to(m)], bonus);
+}
+
+void movepick_cont_update(cont_entry_t *c, piece_type_t t, square_t to, int bonus)
+{
+    s_gravity(&(*c)[t][to], bonus);
 }

@@ -16,6 +16,12 @@
 /* history[side][from][to], bounded by MOVEPICK_HISTORY_MAX in absolute value. */
 #define MOVEPICK_HISTORY_MAX 16384
 typedef int16_t history_table_t[COLOR_NB][SQ_NB][SQ_NB];
+/* Counter-move history: for the previous move's piece (colour x 9 + kind)
+ * and target square, the score of a quiet reply by its piece kind and
+ * target square; same bound and gravity as the butterfly history. */
+#define MOVEPICK_CONT_PIECES (COLOR_NB * PIECE_TYPE_NB)
+typedef int16_t cont_entry_t[PIECE_TYPE_NB][SQ_NB];
+typedef cont_entry_t cont_history_t[MOVEPICK_CONT_PIECES][SQ_NB];
 
 typedef struct {
     move_list_t noisy;
@@ -30,15 +36,25 @@ typedef struct {
     move_t killer[2];
     const board_t *board;
     const history_table_t *history;
+    const cont_entry_t *cont;   /* the previous move's counter-move history, or NULL */
 } movepick_t;
 
 /* Starts picking in b (which must not change until the picker is done).
- * killers may be NULL; history may be NULL (no quiet ordering). */
+ * killers may be NULL; history may be NULL (no quiet ordering); cont may be
+ * NULL (no previous move, or a null move): otherwise quiet moves are ordered
+ * by their butterfly plus counter-move history. */
 void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
-                   const history_table_t *history, bool qsearch);
+                   const history_table_t *history, const cont_entry_t *cont, bool qsearch);
 /* The next move, or MOVE_NONE when there are no more. */
 move_t movepick_next(movepick_t *mp);
 /* Adds bonus (may be negative) to a quiet move's history with gravity. */
 void movepick_history_update(history_table_t *h, color_t side, move_t m, int bonus);
+/* The same for one entry of a counter-move history. */
+void movepick_cont_update(cont_entry_t *c, piece_type_t t, square_t to, int bonus);
+/* The counter-move history's index of the piece p that made the previous move. */
+static inline int movepick_cont_index(piece_t p)
+{
+    return piece_color(p) * PIECE_TYPE_NB + piece_type(p);
+}
 
 #endif

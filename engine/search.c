@@ -22,6 +22,7 @@ typedef struct {
     move_t killer[2];
     int static_eval;
     move_t move;            /* the move made from this ply */
+    piece_t piece;          /* the piece that made it (none for a null move) */
 } ply_state_t;
 
 struct search_s {
@@ -29,6 +30,7 @@ struct search_s {
     params_t params;
     tt_t *tt;
     history_table_t history;
+    cont_history_t cont;
     ply_state_t stack[MAX_PLY + 4];
     movepick_t pick[MAX_PLY + 4];
     move_t pv[MAX_PLY + 1][MAX_PLY + 1];
@@ -119,6 +121,7 @@ void search_new_game(search_t *s)
 {
     tt_clear(s->tt);
     memset(s->history, 0, sizeof s->history);
+    memset(s->cont, 0, sizeof s->cont);
     memset(s->stack, 0, sizeof s->stack);
 }
 
@@ -180,6 +183,18 @@ static bool s_has_non_pawn(const board_t *b, color_t c)
     return (board_color_bb(b, c) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING)) != 0;
 }
 
+/* The counter-move history row for the replies to the move that led to
+ * this ply; NULL at the root and after a null move. */
+static cont_entry_t *s_cont(search_t *s, int ply)
+{
+    if (ply == 0)
+        return NULL;
+    const ply_state_t *prev = &s->stack[ply - 1];
+    if (prev->move == MOVE_NONE || prev->move == MOVE_NULL)
+        return NULL;
+    return &s->cont[movepick_cont_index(prev->piece)][move_to(prev->move)];
+}
+
 static int s_qsearch(search_t *s, int alpha, int beta, int ply)
 {
     board_t *b = &s->board;
@@ -219,7 +234,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply)
     int old_alpha = alpha;
     move_t best_move = MOVE_NONE;
     movepick_t *mp = &s->pick[ply];
-    movepick_init(mp, b, tt_move, NULL, &s->history, true);
+    movepick_init(mp, b, tt_move, NULL, &s->history, NULL, true);
     int moves = 0;
     move_t m;
     while ((m = movepick_next(mp)) != MOVE_NONE) {
@@ -233,6 +248,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply)
         }
         moves++;
         s->stack[ply].move = m;
+        s->stack[ply].piece = board_piece_on(b, move_from(m));
         board_make(b, m);
         tt_prefetch(s->tt, board_key(b));
         int score = -s_qsearch(s, -beta, -alpha, ply + 1);
@@ -317,6 +333,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         if (null_ok && depth >= 3 && static_eval >= beta && s_has_non_pawn(b, board_side(b))) {
             int r = 3 + depth / 4;
             s->stack[ply].move = MOVE_NULL;
+            s->stack[ply].piece = NO_PIECE;
             board_make_null(b);
             int score = -s_search(s, -beta, -beta + 1, depth - 1 - r, ply + 1, false);
             board_unmake_null(b);
@@ -336,7 +353,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     }
 
     movepick_t *mp = &s->pick[ply];
-    movepick_init(mp, b, tt_move, s->stack[ply].killer, &s->history, false);
+    cont_entry_t *cont = s_cont(s, ply);
+    movepick_init(mp, b, tt_move, s->stack[ply].killer, &s->history, cont, false);
     int best = -SCORE_INF, old_alpha = alpha, moves = 0;
     move_t best_move = MOVE_NONE;
     move_t quiets_tried[64];
@@ -360,6 +378,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
 
         moves++;
         s->stack[ply].move = m;
+        piece_t moved = board_piece_on(b, move_from(m));
+        s->stack[ply].piece = moved;
         board_make(b, m);
         tt_prefetch(s->tt, board_key(b));
         bool gives_check = board_in_check(b);
@@ -376,7 +396,9 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                 if (killer)
                     r--;
                 int h = s->history[us][move_from(m)][move_to(m)];
-                r -= h / 6000;
+                if (cont)
+                    h += (*cont)[piece_type(moved)][move_to(m)];
+                r -= h / 8000;
                 if (r > new_depth - 1)
                     r = new_depth - 1;
                 if (r < 0)
@@ -414,6 +436,14 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                         movepick_history_update(&s->history, us, m, bonus);
                         for (int i = 0; i < quiet_count; i++)
                             movepick_history_update(&s->history, us, quiets_tried[i], -bonus);
+                        if (cont) {
+                            movepick_cont_update(cont, piece_type(moved), move_to(m), bonus);
+                            for (int i = 0; i < quiet_count; i++) {
+                                move_t q = quiets_tried[i];
+                                movepick_cont_update(cont, piece_type(board_piece_on(b, move_from(q))),
+                                                     move_to(q), -bonus);
+                            }
+                        }
                     }
                     break;
                 }

@@ -1,0 +1,165 @@
+/* test_movepick.c - the search's move ordering: every legal move once, in
+ * stages, quiet moves by butterfly plus counter-move history. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "board.h"
+#include "check.h"
+#include "movegen.h"
+#include "movepick.h"
+#include "notation.h"
+
+static board_t s_board;
+
+static void s_set(const char *fen)
+{
+    char err[256];
+    int rc = board_set_fen(&s_board, fen, VARIANT_CAPABLANCA, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s: %s", fen, err);
+}
+
+static move_t s_move(const char *uci)
+{
+    move_t m = MOVE_NONE;
+    CHECK_MSG(move_from_uci(&s_board, uci, &m) == 0, "%s", uci);
+    return m;
+}
+
+/* Picks every move into out (at most MAX_MOVES); returns the count. */
+static int s_pick_all(movepick_t *mp, move_t *out)
+{
+    int n = 0;
+    move_t m;
+    while ((m = movepick_next(mp)) != MOVE_NONE) {
+        CHECK(n < MAX_MOVES);
+        out[n++] = m;
+    }
+    return n;
+}
+
+static int s_index(const move_t *list, int n, move_t m)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == m)
+            return i;
+    return -1;
+}
+
+static const char *const FENS[] = {
+    "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+    "r1abqkb1nr/ppp1pppppp/2n7/3p6/4P1c3/2N7/PPPP1PPPPP/R1ABQKBCNR w KQkq - 2 4",
+    "4k5/2q7/10/3pP5/10/2N3a3/6C3/4K5 w - d6 0 1",
+};
+
+static void every_legal_move_comes_exactly_once_in_every_mode(void)
+{
+    history_table_t *h = calloc(1, sizeof *h);
+    cont_entry_t *cont = calloc(1, sizeof *cont);
+    CHECK(h && cont);
+    for (size_t f = 0; f < sizeof FENS / sizeof FENS[0]; f++) {
+        s_set(FENS[f]);
+        move_list_t legal;
+        movegen_legal(&s_board, &legal);
+        /* A hash move that is legal, one that is not (from another
+         * position), and killers that are a capture and nonsense. */
+        move_t elsewhere = move_make(0, SQ_NB - 1, MOVE_NORMAL, NO_PIECE_TYPE);
+        move_t killers[2] = { legal.moves[legal.count - 1], elsewhere };
+        for (int i = 0; i < legal.count; i++)
+            movepick_history_update(h, board_side(&s_board), legal.moves[i], (i * 977) % 4000 - 2000);
+        move_t tts[2] = { legal.moves[legal.count / 2], elsewhere };
+        for (int t = 0; t < 2; t++) {
+            movepick_t mp;
+            movepick_init(&mp, &s_board, tts[t], killers, h, f == 1 ? cont : NULL, false);
+            move_t got[MAX_MOVES];
+            int n = s_pick_all(&mp, got);
+            CHECK_EQ_INT(n, legal.count);
+            for (int i = 0; i < legal.count; i++)
+                CHECK_MSG(s_index(got, n, legal.moves[i]) >= 0, "%s: move %d missing", FENS[f], i);
+            if (t == 0)
+                CHECK(got[0] == tts[0]);
+        }
+    }
+    free(h);
+    free(cont);
+}
+
+static void captures_come_first_and_quiet_moves_follow_their_history(void)
+{
+    /* White's knight can take the queen on e4 and the undefended pawn on
+     * b5; the bishop's capture on h6 loses it to the pawn on g7. */
+    s_set("4k5/6p3/7p2/1p8/4q5/2N1B5/10/3K6 w - - 0 1");
+    history_table_t *h = calloc(1, sizeof *h);
+    CHECK(h);
+    move_t quiet_a = s_move("d1c1"), quiet_b = s_move("c3a4");
+    movepick_history_update(h, WHITE, quiet_a, 3000);
+    movepick_history_update(h, WHITE, quiet_b, 5000);
+    movepick_t mp;
+    movepick_init(&mp, &s_board, MOVE_NONE, NULL, h, NULL, false);
+    move_t got[MAX_MOVES];
+    int n = s_pick_all(&mp, got);
+    CHECK(got[0] == s_move("c3e4"));       /* the most valuable victim first */
+    CHECK(got[1] == s_move("c3b5"));
+    CHECK(got[2] == quiet_b);              /* the quiet moves by history */
+    CHECK(got[3] == quiet_a);
+    CHECK(got[n - 1] == s_move("e3h6"));   /* the losing capture last */
+    free(h);
+}
+
+static void counter_move_history_reorders_the_quiet_moves(void)
+{
+    s_set("4k5/6p3/7p2/10/10/2N7/10/4K5 w - - 0 1");
+    history_table_t *h = calloc(1, sizeof *h);
+    cont_entry_t *cont = calloc(1, sizeof *cont);
+    CHECK(h && cont);
+    move_t king = s_move("e1d2"), knight = s_move("c3a4");
+    movepick_history_update(h, WHITE, king, 3000);
+    movepick_history_update(h, WHITE, knight, 1000);
+    movepick_t mp;
+    move_t got[MAX_MOVES];
+    movepick_init(&mp, &s_board, MOVE_NONE, NULL, h, cont, false);
+    s_pick_all(&mp, got);
+    CHECK(got[0] == king);
+    /* The reply by a knight to a4 has answered the previous move well. */
+    movepick_cont_update(cont, KNIGHT, move_to(knight), 4000);
+    CHECK((*cont)[KNIGHT][move_to(knight)] > 0);
+    movepick_init(&mp, &s_board, MOVE_NONE, NULL, h, cont, false);
+    s_pick_all(&mp, got);
+    CHECK(got[0] == knight);
+    CHECK(got[1] == king);
+    free(h);
+    free(cont);
+}
+
+static void history_updates_are_bounded(void)
+{
+    history_table_t *h = calloc(1, sizeof *h);
+    cont_entry_t *cont = calloc(1, sizeof *cont);
+    CHECK(h && cont);
+    s_set(FENS[0]);
+    move_t m = s_move("b1c3");
+    for (int i = 0; i < 200; i++) {
+        movepick_history_update(h, WHITE, m, 40000);
+        movepick_cont_update(cont, KNIGHT, move_to(m), 40000);
+    }
+    CHECK((*h)[WHITE][move_from(m)][move_to(m)] <= MOVEPICK_HISTORY_MAX);
+    CHECK((*h)[WHITE][move_from(m)][move_to(m)] > MOVEPICK_HISTORY_MAX / 2);
+    CHECK((*cont)[KNIGHT][move_to(m)] <= MOVEPICK_HISTORY_MAX);
+    for (int i = 0; i < 200; i++)
+        movepick_cont_update(cont, KNIGHT, move_to(m), -40000);
+    CHECK((*cont)[KNIGHT][move_to(m)] >= -MOVEPICK_HISTORY_MAX);
+    CHECK((*cont)[KNIGHT][move_to(m)] < -MOVEPICK_HISTORY_MAX / 2);
+    free(h);
+    free(cont);
+}
+
+static const check_case_t CASES[] = {
+    CASE(every_legal_move_comes_exactly_once_in_every_mode),
+    CASE(captures_come_first_and_quiet_moves_follow_their_history),
+    CASE(counter_move_history_reorders_the_quiet_moves),
+    CASE(history_updates_are_bounded),
+    { 0 } };
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, CASES);
+}
