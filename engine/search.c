@@ -331,7 +331,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             return static_eval;
         /* Null move. */
         if (null_ok && depth >= 3 && static_eval >= beta && s_has_non_pawn(b, board_side(b))) {
-            int r = 3 + depth / 4;
+            int r = 3 + depth / 4 + ((static_eval - beta) / 200 < 3 ? (static_eval - beta) / 200 : 3);
             s->stack[ply].move = MOVE_NULL;
             s->stack[ply].piece = NO_PIECE;
             board_make_null(b);
@@ -370,6 +370,9 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                 continue;
             if (depth <= 3 && static_eval + 120 * depth + 100 <= alpha && moves > 0 &&
                 !board_gives_check(b, m))
+                continue;
+            /* A quiet move that loses material by exchange at low depth. */
+            if (depth <= 6 && moves > 0 && !see_ge(b, m, -25 * depth * depth))
                 continue;
         }
         if (!root && !in_check && !quiet && depth <= 4 && best > -SCORE_MATE_IN_MAX &&
