@@ -152,6 +152,7 @@ typedef struct {
     bitboard_t all;      /* every square attacked by a piece, pawn or the king */
     bitboard_t minor;    /* by a knight or bishop */
     bitboard_t by[PIECE_TYPE_NB];  /* by the pieces of one kind (knight..queen) */
+    bitboard_t passed;   /* our passed pawns (the front one of doubled pawns only) */
     int zone_units;      /* danger units of the attacks on the enemy king's zone */
 } side_attacks_t;
 
@@ -171,6 +172,7 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
     int m = 0, e = 0;
     int units = 0;
     bitboard_t all_att = our_pawn_att | attacks_king(board_king_sq(b, us)), minor_att = 0;
+    out->passed = 0;
     for (int t = 0; t < PIECE_TYPE_NB; t++)
         out->by[t] = 0;
 
@@ -208,6 +210,24 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
             m += mob * p->value[MOB_MG[t]];
             e += mob * p->value[MOB_MG[t] + 1];
             units += p->value[ATTACK_UNIT[t]] * s_popcount(att & zone);
+            int rr = square_relative_rank(us, s);
+            /* Outpost: in the enemy half, defended by a pawn, and no enemy
+             * pawn on the files beside can come to attack it. The
+             * archbishop counts as a knight. */
+            if ((t == KNIGHT || t == BISHOP || t == ARCHBISHOP) && rr >= 4 && rr <= 6 &&
+                (our_pawn_att & bb_square(s)) &&
+                !(s_t.passed_span[us][s] & ~s_t.file[square_file(s)] & their_pawns)) {
+                m += t == BISHOP ? V(BishopOutpostMg) : V(KnightOutpostMg);
+                e += t == BISHOP ? V(BishopOutpostEg) : V(KnightOutpostEg);
+            }
+            /* Rook or chancellor on the seventh rank, with enemy pawns there
+             * or the enemy king on the eighth. */
+            if ((t == ROOK || t == CHANCELLOR) && rr == RANK_NB - 2 &&
+                ((their_pawns & bb_rank(square_rank(s))) ||
+                 square_relative_rank(us, their_king) == RANK_NB - 1)) {
+                m += V(RookSeventhMg);
+                e += V(RookSeventhEg);
+            }
             if (piece_type_slides_straight((piece_type_t) t) && t != QUEEN) {
                 bitboard_t f = s_t.file[square_file(s)];
                 if (!(f & pawns)) {
@@ -260,8 +280,17 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
         if ((our_pawn_att & bb_square(s)) || (pawns & beside)) {
             m += V(ConnectedPawnMg) * r;
             e += V(ConnectedPawnEg) * r;
+        } else if (s_t.adjacent_files[f] & pawns &&
+                   !(s_t.adjacent_files[f] & pawns & s_t.passed_span[them][s]) &&
+                   (their_pawn_att & bb_square(us == WHITE ? s + FILE_NB : s - FILE_NB))) {
+            /* Backward: no pawn of ours beside or behind on the files beside
+             * (though it has some there: else it is isolated), and an enemy
+             * pawn guards the square in front. */
+            m += V(BackwardPawnMg);
+            e += V(BackwardPawnEg);
         }
         if (!(s_t.passed_span[us][s] & their_pawns)) {
+            out->passed |= bb_square(s);
             if (PASSED_MG[r]) {
                 m += p->value[PASSED_MG[r]];
                 e += p->value[PASSED_MG[r] + 1];
@@ -327,6 +356,51 @@ static void s_threats(const board_t *b, const params_t *p, color_t us,
     *eg = n_pawn * V(ThreatByPawnEg) + n_minor * V(ThreatByMinorEg) + n_hang * V(HangingEg);
 }
 
+/* Passed pawns of colour us that can advance: the square in front empty
+ * (PassedEmpty), the whole path to promotion empty and not attacked by
+ * them (PassedFree), each times (relative rank - 2) from the fourth rank
+ * on; and, when them has nothing but king and pawns, a passed pawn their
+ * king cannot catch (the rule of the square, with the side to move and the
+ * double step) whose path our own pieces do not block. */
+static void s_passed(const board_t *b, const params_t *p, color_t us,
+                     const side_attacks_t att[COLOR_NB], bool them_bare, int *mg, int *eg)
+{
+    color_t them = (color_t) !us;
+    bitboard_t occ = board_occupied(b);
+    int m = 0, e = 0;
+    bool unstoppable = false;
+    bitboard_t set = att[us].passed;
+    while (set) {
+        square_t s = bb_pop_lsb(&set);
+        int r = square_relative_rank(us, s);
+        bitboard_t path = s_t.front[us][s];
+        if (them_bare && !(path & occ)) {
+            square_t promo = square_make(square_file(s), us == WHITE ? RANK_NB - 1 : 0);
+            int pawn_moves = RANK_NB - 1 - r - (r == 1 ? 1 : 0);
+            int king_moves = s_t.distance[board_king_sq(b, them)][promo] -
+                             (board_side(b) == them ? 1 : 0);
+            if (king_moves > pawn_moves)
+                unstoppable = true;
+        }
+        if (r < 3)
+            continue;
+        square_t stop = us == WHITE ? s + FILE_NB : s - FILE_NB;
+        if (occ & bb_square(stop))
+            continue;
+        m += V(PassedEmptyMg) * (r - 2);
+        e += V(PassedEmptyEg) * (r - 2);
+        if (!(path & (occ | att[them].all))) {
+            m += V(PassedFreeMg) * (r - 2);
+            e += V(PassedFreeEg) * (r - 2);
+        }
+    }
+    /* One unstoppable pawn is enough. */
+    if (unstoppable)
+        e += V(PassedUnstoppableEg);
+    *mg = m;
+    *eg = e;
+}
+
 static int s_non_pawn(const board_t *b, const params_t *p, color_t c)
 {
     return board_count(b, piece_make(c, KNIGHT)) * V(KnightValueEg) +
@@ -359,6 +433,14 @@ int eval_evaluate(const board_t *b, const params_t *p)
     /* Pawnless endings: drive the bare side's king to the edge, bring ours
      * close; a small material edge without pawns rarely wins. */
     int np[COLOR_NB] = { s_non_pawn(b, p, WHITE), s_non_pawn(b, p, BLACK) };
+    for (int c = 0; c < COLOR_NB; c++) {
+        int pm, pe;
+        color_t them = (color_t) !c;
+        bool bare = !(board_color_bb(b, them) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING));
+        s_passed(b, p, (color_t) c, att, bare, &pm, &pe);
+        m += c == WHITE ? pm : -pm;
+        e += c == WHITE ? pe : -pe;
+    }
     for (int c = 0; c < COLOR_NB; c++) {
         color_t weak = (color_t) !c;
         if (board_pieces(b, weak, PAWN) || np[c] - np[weak] < 300)

@@ -40,86 +40,99 @@
     X(PawnValueMg, 100, 0, 1000)              \
     X(PawnValueEg, 100, 0, 1000)              \
     X(KnightValueMg, 310, 0, 2000)            \
-    X(KnightValueEg, 310, 0, 2000)            \
+    X(KnightValueEg, 308, 0, 2000)            \
     X(BishopValueMg, 350, 0, 2000)            \
-    X(BishopValueEg, 350, 0, 2000)            \
+    X(BishopValueEg, 347, 0, 2000)            \
     X(RookValueMg, 475, 0, 3000)              \
-    X(RookValueEg, 475, 0, 3000)              \
+    X(RookValueEg, 478, 0, 3000)              \
     X(ArchbishopValueMg, 825, 0, 4000)        \
     X(ArchbishopValueEg, 825, 0, 4000)        \
     X(ChancellorValueMg, 875, 0, 4000)        \
     X(ChancellorValueEg, 875, 0, 4000)        \
     X(QueenValueMg, 950, 0, 4000)             \
     X(QueenValueEg, 950, 0, 4000)             \
-    X(BishopPairMg, 50, -200, 300)            \
-    X(BishopPairEg, 50, -200, 300)            \
+    X(BishopPairMg, 51, -200, 300)            \
+    X(BishopPairEg, 49, -200, 300)            \
     X(KnightMobilityMg, 4, -50, 50)           \
-    X(KnightMobilityEg, 4, -50, 50)           \
+    X(KnightMobilityEg, 3, -50, 50)           \
     X(BishopMobilityMg, 5, -50, 50)           \
-    X(BishopMobilityEg, 5, -50, 50)           \
-    X(RookMobilityMg, 3, -50, 50)             \
-    X(RookMobilityEg, 5, -50, 50)             \
-    X(ArchbishopMobilityMg, 3, -50, 50)       \
-    X(ArchbishopMobilityEg, 4, -50, 50)       \
-    X(ChancellorMobilityMg, 2, -50, 50)       \
-    X(ChancellorMobilityEg, 4, -50, 50)       \
-    X(QueenMobilityMg, 1, -50, 50)            \
-    X(QueenMobilityEg, 3, -50, 50)            \
-    X(PawnCentreMg, 3, -50, 50)               \
-    X(PawnCentreEg, 0, -50, 50)               \
-    X(KnightCentreMg, 5, -50, 50)             \
-    X(KnightCentreEg, 3, -50, 50)             \
-    X(BishopCentreMg, 3, -50, 50)             \
-    X(BishopCentreEg, 2, -50, 50)             \
-    X(RookCentreMg, 0, -50, 50)               \
-    X(RookCentreEg, 1, -50, 50)               \
-    X(ArchbishopCentreMg, 4, -50, 50)         \
-    X(ArchbishopCentreEg, 3, -50, 50)         \
-    X(ChancellorCentreMg, 2, -50, 50)         \
-    X(ChancellorCentreEg, 2, -50, 50)         \
+    X(BishopMobilityEg, 6, -50, 50)           \
+    X(RookMobilityMg, 5, -50, 50)             \
+    X(RookMobilityEg, 9, -50, 50)             \
+    X(ArchbishopMobilityMg, 0, -50, 50)       \
+    X(ArchbishopMobilityEg, 6, -50, 50)       \
+    X(ChancellorMobilityMg, 3, -50, 50)       \
+    X(ChancellorMobilityEg, 5, -50, 50)       \
+    X(QueenMobilityMg, 3, -50, 50)            \
+    X(QueenMobilityEg, 4, -50, 50)            \
+    X(PawnCentreMg, 4, -50, 50)               \
+    X(PawnCentreEg, -4, -50, 50)              \
+    X(KnightCentreMg, 11, -50, 50)            \
+    X(KnightCentreEg, 6, -50, 50)             \
+    X(BishopCentreMg, -1, -50, 50)            \
+    X(BishopCentreEg, 4, -50, 50)             \
+    X(RookCentreMg, 5, -50, 50)               \
+    X(RookCentreEg, 0, -50, 50)               \
+    X(ArchbishopCentreMg, 5, -50, 50)         \
+    X(ArchbishopCentreEg, 6, -50, 50)         \
+    X(ChancellorCentreMg, 0, -50, 50)         \
+    X(ChancellorCentreEg, 3, -50, 50)         \
     X(QueenCentreMg, 1, -50, 50)              \
-    X(QueenCentreEg, 2, -50, 50)              \
-    X(RookOpenFileMg, 25, -200, 200)          \
-    X(RookOpenFileEg, 10, -200, 200)          \
-    X(KingAttackKnight, 4, 0, 100)            \
-    X(KingAttackBishop, 4, 0, 100)            \
-    X(KingAttackRook, 6, 0, 100)              \
+    X(QueenCentreEg, 1, -50, 50)              \
+    X(RookOpenFileMg, 24, -200, 200)          \
+    X(RookOpenFileEg, 11, -200, 200)          \
+    X(KingAttackKnight, 8, 0, 100)            \
+    X(KingAttackBishop, 7, 0, 100)            \
+    X(KingAttackRook, 10, 0, 100)             \
     X(KingAttackArchbishop, 8, 0, 100)        \
-    X(KingAttackChancellor, 8, 0, 100)        \
-    X(KingAttackQueen, 10, 0, 100)            \
-    X(KingSafeCheck, 12, 0, 100)              \
-    X(KingDangerMg, 40, 0, 400)               \
+    X(KingAttackChancellor, 11, 0, 100)       \
+    X(KingAttackQueen, 11, 0, 100)            \
+    X(KingSafeCheck, 16, 0, 100)              \
+    X(KingDangerMg, 42, 0, 400)               \
     X(KingDangerCapMg, 500, 0, 2000)          \
-    X(KingShieldMg, 12, -100, 200)            \
-    X(KingCentreMg, -8, -100, 100)            \
-    X(KingCentreEg, 10, -100, 100)            \
-    X(DoubledPawnMg, -10, -200, 200)          \
-    X(DoubledPawnEg, -20, -200, 200)          \
-    X(IsolatedPawnMg, -10, -200, 200)         \
-    X(IsolatedPawnEg, -15, -200, 200)         \
-    X(PassedPawnRank2Mg, 5, -200, 500)        \
-    X(PassedPawnRank2Eg, 10, -200, 500)       \
-    X(PassedPawnRank3Mg, 5, -200, 500)        \
-    X(PassedPawnRank3Eg, 15, -200, 500)       \
-    X(PassedPawnRank4Mg, 10, -200, 500)       \
-    X(PassedPawnRank4Eg, 30, -200, 500)       \
+    X(KingShieldMg, 7, -100, 200)             \
+    X(KingCentreMg, -16, -100, 100)           \
+    X(KingCentreEg, 6, -100, 100)             \
+    X(DoubledPawnMg, -13, -200, 200)          \
+    X(DoubledPawnEg, -21, -200, 200)          \
+    X(IsolatedPawnMg, -11, -200, 200)         \
+    X(IsolatedPawnEg, -14, -200, 200)         \
+    X(PassedPawnRank2Mg, 4, -200, 500)        \
+    X(PassedPawnRank2Eg, 9, -200, 500)        \
+    X(PassedPawnRank3Mg, 4, -200, 500)        \
+    X(PassedPawnRank3Eg, 14, -200, 500)       \
+    X(PassedPawnRank4Mg, 9, -200, 500)        \
+    X(PassedPawnRank4Eg, 29, -200, 500)       \
     X(PassedPawnRank5Mg, 25, -200, 500)       \
     X(PassedPawnRank5Eg, 55, -200, 500)       \
     X(PassedPawnRank6Mg, 50, -200, 500)       \
     X(PassedPawnRank6Eg, 100, -200, 500)      \
     X(PassedPawnRank7Mg, 80, -200, 500)       \
     X(PassedPawnRank7Eg, 160, -200, 500)      \
-    X(ConnectedPawnMg, 3, -50, 50)            \
-    X(ConnectedPawnEg, 2, -50, 50)            \
-    X(PassedKingDistanceEg, 4, -50, 50)       \
+    X(ConnectedPawnMg, 1, -50, 50)            \
+    X(ConnectedPawnEg, -1, -50, 50)           \
+    X(PassedKingDistanceEg, 5, -50, 50)       \
+    X(PassedEmptyMg, 1, -50, 100)             \
+    X(PassedEmptyEg, 6, -50, 100)             \
+    X(PassedFreeMg, 3, -50, 100)              \
+    X(PassedFreeEg, 16, -50, 100)             \
+    X(PassedUnstoppableEg, 300, 0, 1000)      \
+    X(BackwardPawnMg, -7, -200, 200)          \
+    X(BackwardPawnEg, -8, -200, 200)          \
+    X(KnightOutpostMg, 19, -100, 200)         \
+    X(KnightOutpostEg, 10, -100, 200)         \
+    X(BishopOutpostMg, 10, -100, 200)         \
+    X(BishopOutpostEg, 5, -100, 200)          \
+    X(RookSeventhMg, 10, -100, 200)           \
+    X(RookSeventhEg, 21, -100, 200)           \
     X(ThreatByPawnMg, 60, -300, 300)          \
-    X(ThreatByPawnEg, 40, -300, 300)          \
-    X(ThreatByMinorMg, 30, -300, 300)         \
+    X(ThreatByPawnEg, 39, -300, 300)          \
+    X(ThreatByMinorMg, 31, -300, 300)         \
     X(ThreatByMinorEg, 30, -300, 300)         \
     X(HangingMg, 35, -300, 300)               \
     X(HangingEg, 25, -300, 300)               \
     X(MopUpEg, 10, 0, 100)                    \
-    X(Tempo, 10, -100, 100)
+    X(Tempo, 11, -100, 100)
 
 typedef enum {
 #define PARAMS_ENUM_(name, def, lo, hi) PARAM_##name,

@@ -217,6 +217,95 @@ static void mobility_counts_squares_of_own_pieces_but_not_own_pawns_king_or_enem
     CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6r3/8PP/K9 w - - 0 1"), base);
 }
 
+/* How much the score of fen (from the side to move) moves when the
+ * parameters mg and eg (eg may be -1: none) go from 0 to v. */
+static int s_term(const char *fen, int mg, int eg, int v)
+{
+    params_t p;
+    params_default(&p);
+    p.value[mg] = 0;
+    if (eg >= 0)
+        p.value[eg] = 0;
+    int without = s_eval(fen, VARIANT_CAPABLANCA, &p);
+    p.value[mg] = v;
+    if (eg >= 0)
+        p.value[eg] = v;
+    return s_eval(fen, VARIANT_CAPABLANCA, &p) - without;
+}
+
+static void a_backward_pawn_is_one_whose_neighbours_have_gone_ahead_and_whose_stop_is_guarded(void)
+{
+    /* e3: its neighbour d4 stands ahead, and the pawn on f5 guards e4. */
+    const char *fen = "9k/10/10/5p4/3P6/4P5/10/K9 w - - 0 1";
+    CHECK_EQ_INT(s_term(fen, PARAM_BackwardPawnMg, PARAM_BackwardPawnEg, -20), -20);
+    /* Nothing guards e4: not backward. */
+    CHECK_EQ_INT(s_term("9k/10/10/10/3P6/4P5/10/K9 w - - 0 1", PARAM_BackwardPawnMg,
+                        PARAM_BackwardPawnEg, -20), 0);
+    /* A neighbour beside it: connected, not backward. */
+    CHECK_EQ_INT(s_term("9k/10/10/5p4/3P6/3PP5/10/K9 w - - 0 1", PARAM_BackwardPawnMg,
+                        PARAM_BackwardPawnEg, -20), 0);
+}
+
+static void an_outpost_is_a_defended_square_no_enemy_pawn_can_attack(void)
+{
+    const char *fen = "9k/10/10/4N5/3P6/10/10/K9 w - - 0 1";
+    CHECK_EQ_INT(s_term(fen, PARAM_KnightOutpostMg, PARAM_KnightOutpostEg, 30), 30);
+    /* The pawn on f7 can come to f6 and attack it. */
+    CHECK_EQ_INT(s_term("9k/5p4/10/4N5/3P6/10/10/K9 w - - 0 1", PARAM_KnightOutpostMg,
+                        PARAM_KnightOutpostEg, 30), 0);
+    /* Not defended by a pawn. */
+    CHECK_EQ_INT(s_term("9k/10/10/4N5/10/3P6/10/K9 w - - 0 1", PARAM_KnightOutpostMg,
+                        PARAM_KnightOutpostEg, 30), 0);
+    /* The archbishop counts as a knight, the bishop has its own weight. */
+    CHECK_EQ_INT(s_term("9k/10/10/4A5/3P6/10/10/K9 w - - 0 1", PARAM_KnightOutpostMg,
+                        PARAM_KnightOutpostEg, 30), 30);
+    CHECK_EQ_INT(s_term("9k/10/10/4B5/3P6/10/10/K9 w - - 0 1", PARAM_BishopOutpostMg,
+                        PARAM_BishopOutpostEg, 30), 30);
+}
+
+static void a_rook_or_chancellor_on_the_seventh_needs_pawns_there_or_the_king_behind(void)
+{
+    CHECK_EQ_INT(s_term("4k5/2R7/10/10/10/10/10/K9 w - - 0 1", PARAM_RookSeventhMg,
+                        PARAM_RookSeventhEg, 25), 25);
+    CHECK_EQ_INT(s_term("10/2C4p2/10/7k2/10/10/10/K9 w - - 0 1", PARAM_RookSeventhMg,
+                        PARAM_RookSeventhEg, 25), 25);
+    CHECK_EQ_INT(s_term("10/2R7/4k5/10/10/10/10/K9 w - - 0 1", PARAM_RookSeventhMg,
+                        PARAM_RookSeventhEg, 25), 0);
+}
+
+static void a_passed_pawn_with_a_free_path_counts_more_by_rank(void)
+{
+    /* b6: relative rank 5, so 3 x the weight; the rook on h8 attacks b8. */
+    const char *free_path = "9k/10/1P8/10/10/10/10/K9 w - - 0 1";
+    const char *guarded = "7r1k/10/1P8/10/10/10/10/K9 w - - 0 1";
+    CHECK_EQ_INT(s_term(free_path, PARAM_PassedFreeMg, PARAM_PassedFreeEg, 10), 30);
+    CHECK_EQ_INT(s_term(guarded, PARAM_PassedFreeMg, PARAM_PassedFreeEg, 10), 0);
+    CHECK_EQ_INT(s_term(guarded, PARAM_PassedEmptyMg, PARAM_PassedEmptyEg, 10), 30);
+    /* Blocked on b7: neither. */
+    CHECK_EQ_INT(s_term("7r1k/1n8/1P8/10/10/10/10/K9 w - - 0 1", PARAM_PassedEmptyMg,
+                        PARAM_PassedEmptyEg, 10), 0);
+}
+
+static void a_pawn_the_bare_king_cannot_catch_is_unstoppable(void)
+{
+    /* b4 needs four moves; the king on g5 needs five to b8: it is too far
+     * with White to move, and just in time with Black to move. */
+    CHECK_EQ_INT(s_term("10/10/10/6k3/1P8/10/10/K9 w - - 0 1", PARAM_PassedUnstoppableEg, -1, 300),
+                 300);
+    CHECK_EQ_INT(s_term("10/10/10/6k3/1P8/10/10/K9 b - - 0 1", PARAM_PassedUnstoppableEg, -1, 300),
+                 0);
+    /* From the second rank the double step saves a move: b2 needs five. */
+    CHECK_EQ_INT(s_term("10/10/10/6k3/10/10/1P8/K9 w - - 0 1", PARAM_PassedUnstoppableEg, -1, 300),
+                 0);
+    CHECK_EQ_INT(s_term("10/10/10/7k2/10/10/1P8/K9 w - - 0 1", PARAM_PassedUnstoppableEg, -1, 300),
+                 300);
+    /* Its own king in the way, or a knight on the other side: not counted. */
+    CHECK_EQ_INT(s_term("10/10/1K8/6k3/1P8/10/10/10 w - - 0 1", PARAM_PassedUnstoppableEg, -1, 300),
+                 0);
+    CHECK_EQ_INT(s_term("10/10/10/6k3/1P8/10/10/K8n w - - 0 1", PARAM_PassedUnstoppableEg, -1, 300),
+                 0);
+}
+
 static const check_case_t CASES[] = {
     CASE(colour_flipped_positions_evaluate_the_same),
     CASE(the_start_position_is_about_level),
@@ -229,6 +318,11 @@ static const check_case_t CASES[] = {
     CASE(king_danger_needs_a_queen_chancellor_or_archbishop),
     CASE(king_danger_grows_faster_than_the_attack_and_stops_at_its_cap),
     CASE(mobility_counts_squares_of_own_pieces_but_not_own_pawns_king_or_enemy_pawn_attacks),
+    CASE(a_backward_pawn_is_one_whose_neighbours_have_gone_ahead_and_whose_stop_is_guarded),
+    CASE(an_outpost_is_a_defended_square_no_enemy_pawn_can_attack),
+    CASE(a_rook_or_chancellor_on_the_seventh_needs_pawns_there_or_the_king_behind),
+    CASE(a_passed_pawn_with_a_free_path_counts_more_by_rank),
+    CASE(a_pawn_the_bare_king_cannot_catch_is_unstoppable),
     { 0 } };
 
 int main(int argc, char **argv)
