@@ -24,7 +24,11 @@
  *
  * Defaults: material from the Fairy-Max engine table (N 3.1, B 3.5,
  * R 4.75, A 8.25, C 8.75, Q 9.5 pawns; pawn = 100), bishop pair +0.5
- * (H. G. Muller); the positional terms are our own round numbers.
+ * (H. G. Muller), as the start. Every other weight, and the knight's, bishop's and
+ * rook's end-game values (by at most 3 cp), was fitted by capa tune to
+ * capalab's own games (docs/strength.md, test 13); the pawn, archbishop,
+ * chancellor and queen values are never tuned, since the values studies
+ * measure them.
  *
  * A params_t is a plain value (no pointers): copy it with `=`.
  */
