@@ -9,6 +9,7 @@
 /* Constant tables, filled once by eval_init. */
 typedef struct {
     bitboard_t file[FILE_NB];
+    bitboard_t rank[RANK_NB];
     bitboard_t adjacent_files[FILE_NB];
     bitboard_t passed_span[COLOR_NB][SQ_NB];  /* squares ahead on this and adjacent files */
     bitboard_t shield[COLOR_NB][SQ_NB];       /* the two ranks in front of the king, 3 files */
@@ -37,19 +38,23 @@ static const int ATTACK_UNIT[PIECE_TYPE_NB] = {
     0, 0, PARAM_KingAttackKnight, PARAM_KingAttackBishop, PARAM_KingAttackRook,
     PARAM_KingAttackArchbishop, PARAM_KingAttackChancellor, PARAM_KingAttackQueen, 0 };
 
-/* Population count without a call into libgcc (the portable build has no
- * popcnt instruction): SWAR on both 64-bit halves. */
-static inline int s_pop64(uint64_t x)
-{
-    x = x - ((x >> 1) & 0x5555555555555555ULL);
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-    return (int) ((x * 0x0101010101010101ULL) >> 56);
-}
+/* With GCC on x86-64 the evaluation is compiled twice, for CPUs with the
+ * popcnt instruction (every x86-64 CPU since 2008) and for the baseline, and
+ * the loader picks one (target_clones, an ifunc): the helpers below are
+ * inlined into eval_evaluate so that both copies take them in. A population
+ * count is the same number either way, so play and the bench signature do
+ * not depend on the copy that runs. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
+#define EVAL_CLONES __attribute__((target_clones("popcnt", "default")))
+#define EVAL_INLINE static inline __attribute__((always_inline))
+#else
+#define EVAL_CLONES
+#define EVAL_INLINE static inline
+#endif
 
-static inline int s_popcount(bitboard_t b)
+EVAL_INLINE int s_popcount(bitboard_t b)
 {
-    return s_pop64((uint64_t) b) + s_pop64((uint64_t) (b >> 64));
+    return __builtin_popcountll((uint64_t) b) + __builtin_popcountll((uint64_t) (b >> 64));
 }
 
 static int s_abs(int x)
@@ -70,6 +75,8 @@ static void s_init(void)
         for (int r = 0; r < RANK_NB; r++)
             s_t.file[f] |= bb_square(square_make(f, r));
     }
+    for (int r = 0; r < RANK_NB; r++)
+        s_t.rank[r] = bb_rank(r);
     for (int f = 0; f < FILE_NB; f++)
         s_t.adjacent_files[f] = (f > 0 ? s_t.file[f - 1] : 0) | (f < FILE_NB - 1 ? s_t.file[f + 1] : 0);
     s_t.dark = bb_dark_squares();
@@ -123,7 +130,7 @@ int eval_phase(const board_t *b)
     return phase > EVAL_PHASE_MAX ? EVAL_PHASE_MAX : phase;
 }
 
-static bitboard_t s_pawn_attacks(bitboard_t pawns, color_t c)
+EVAL_INLINE bitboard_t s_pawn_attacks(bitboard_t pawns, color_t c)
 {
     bitboard_t not_a = ~s_t.file[0], not_j = ~s_t.file[FILE_NB - 1];
     bitboard_t all = ((bitboard_t) 1 << SQ_NB) - 1;
@@ -132,7 +139,7 @@ static bitboard_t s_pawn_attacks(bitboard_t pawns, color_t c)
     return ((pawns & not_a) >> 11) | ((pawns & not_j) >> 9);
 }
 
-static bitboard_t s_piece_attacks(piece_type_t t, square_t s, bitboard_t occ)
+EVAL_INLINE bitboard_t s_piece_attacks(piece_type_t t, square_t s, bitboard_t occ)
 {
     switch (t) {
     case KNIGHT: return attacks_knight(s);
@@ -157,7 +164,7 @@ typedef struct {
 } side_attacks_t;
 
 /* Scores one side; mg/eg from that side's point of view. */
-static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t our_pawn_att,
+EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t our_pawn_att,
                    bitboard_t their_pawn_att, int *mg, int *eg, side_attacks_t *out)
 {
     color_t them = (color_t) !us;
@@ -223,7 +230,7 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
             /* Rook or chancellor on the seventh rank, with enemy pawns there
              * or the enemy king on the eighth. */
             if ((t == ROOK || t == CHANCELLOR) && rr == RANK_NB - 2 &&
-                ((their_pawns & bb_rank(square_rank(s))) ||
+                ((their_pawns & s_t.rank[square_rank(s)]) ||
                  square_relative_rank(us, their_king) == RANK_NB - 1)) {
                 m += V(RookSeventhMg);
                 e += V(RookSeventhEg);
@@ -276,7 +283,7 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
         }
         int r = square_relative_rank(us, s);
         /* Connected: defended by a pawn or beside one; worth more the further it is. */
-        bitboard_t beside = s_t.adjacent_files[f] & bb_rank(square_rank(s));
+        bitboard_t beside = s_t.adjacent_files[f] & s_t.rank[square_rank(s)];
         if ((our_pawn_att & bb_square(s)) || (pawns & beside)) {
             m += V(ConnectedPawnMg) * r;
             e += V(ConnectedPawnEg) * r;
@@ -316,7 +323,7 @@ static void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t o
  * from which one of our pieces could check without being taken there,
  * turned into KingDangerMg x units^2 / 1024, at most KingDangerCapMg. Only
  * when we have a queen, chancellor or archbishop to lead the attack. */
-static int s_king_danger(const board_t *b, const params_t *p, color_t us,
+EVAL_INLINE int s_king_danger(const board_t *b, const params_t *p, color_t us,
                          const side_attacks_t att[COLOR_NB])
 {
     color_t them = (color_t) !us;
@@ -342,7 +349,7 @@ static int s_king_danger(const board_t *b, const params_t *p, color_t us,
 /* Threats of colour us against them's pieces (not pawns, not the king):
  * attacked by a pawn; a rook or better attacked by a minor; attacked and
  * not defended. */
-static void s_threats(const board_t *b, const params_t *p, color_t us,
+EVAL_INLINE void s_threats(const board_t *b, const params_t *p, color_t us,
                       const side_attacks_t att[COLOR_NB], bitboard_t our_pawn_att, int *mg,
                       int *eg)
 {
@@ -362,7 +369,7 @@ static void s_threats(const board_t *b, const params_t *p, color_t us,
  * on; and, when them has nothing but king and pawns, a passed pawn their
  * king cannot catch (the rule of the square, with the side to move and the
  * double step) whose path our own pieces do not block. */
-static void s_passed(const board_t *b, const params_t *p, color_t us,
+EVAL_INLINE void s_passed(const board_t *b, const params_t *p, color_t us,
                      const side_attacks_t att[COLOR_NB], bool them_bare, int *mg, int *eg)
 {
     color_t them = (color_t) !us;
@@ -401,7 +408,7 @@ static void s_passed(const board_t *b, const params_t *p, color_t us,
     *eg = e;
 }
 
-static int s_non_pawn(const board_t *b, const params_t *p, color_t c)
+EVAL_INLINE int s_non_pawn(const board_t *b, const params_t *p, color_t c)
 {
     return board_count(b, piece_make(c, KNIGHT)) * V(KnightValueEg) +
            board_count(b, piece_make(c, BISHOP)) * V(BishopValueEg) +
@@ -411,7 +418,7 @@ static int s_non_pawn(const board_t *b, const params_t *p, color_t c)
            board_count(b, piece_make(c, QUEEN)) * V(QueenValueEg);
 }
 
-int eval_evaluate(const board_t *b, const params_t *p)
+EVAL_CLONES int eval_evaluate(const board_t *b, const params_t *p)
 {
     eval_init();
     int mg[COLOR_NB], eg[COLOR_NB];
