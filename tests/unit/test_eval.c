@@ -190,16 +190,24 @@ static void king_danger_grows_faster_than_the_attack_and_stops_at_its_cap(void)
     CHECK_MSG(none - doubled > 3 * (none - base), "none %d base %d doubled %d", none, base, doubled);
 }
 
-/* The knight's mobility term alone in fen: material-only parameters with
- * KnightMobilityMg and Eg at 8, less the same with both at 0. */
-static int s_knight_mobility(const char *fen)
+/* One term alone in fen: the score (from the side to move) with
+ * material-only parameters and the term's mg and eg weights (eg may be -1:
+ * none) at v, less the same with them at 0. */
+static int s_term(const char *fen, int mg, int eg, int v)
 {
     params_t p;
     params_default(&p);
     params_material_only(&p);
     int without = s_eval(fen, VARIANT_CAPABLANCA, &p);
-    p.value[PARAM_KnightMobilityMg] = p.value[PARAM_KnightMobilityEg] = 8;
+    p.value[mg] = v;
+    if (eg >= 0)
+        p.value[eg] = v;
     return s_eval(fen, VARIANT_CAPABLANCA, &p) - without;
+}
+
+static int s_knight_mobility(const char *fen)
+{
+    return s_term(fen, PARAM_KnightMobilityMg, PARAM_KnightMobilityEg, 8);
 }
 
 static void mobility_counts_squares_of_own_pieces_but_not_own_pawns_king_or_enemy_pawn_attacks(void)
@@ -215,22 +223,6 @@ static void mobility_counts_squares_of_own_pieces_but_not_own_pawns_king_or_enem
     CHECK_EQ_INT(s_knight_mobility("9k/10/10/10/4N2p2/10/8PP/K9 w - - 0 1"), base - 8);
     /* An enemy piece on g3 not defended by a pawn is a square like any other. */
     CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6r3/8PP/K9 w - - 0 1"), base);
-}
-
-/* How much the score of fen (from the side to move) moves when the
- * parameters mg and eg (eg may be -1: none) go from 0 to v. */
-static int s_term(const char *fen, int mg, int eg, int v)
-{
-    params_t p;
-    params_default(&p);
-    p.value[mg] = 0;
-    if (eg >= 0)
-        p.value[eg] = 0;
-    int without = s_eval(fen, VARIANT_CAPABLANCA, &p);
-    p.value[mg] = v;
-    if (eg >= 0)
-        p.value[eg] = v;
-    return s_eval(fen, VARIANT_CAPABLANCA, &p) - without;
 }
 
 static void a_backward_pawn_is_one_whose_neighbours_have_gone_ahead_and_whose_stop_is_guarded(void)
