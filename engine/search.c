@@ -343,14 +343,11 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                 return score >= SCORE_MATE_IN_MAX ? beta : score;
         }
     }
-    /* Without a hash move, a shallower search first finds one (PV nodes). */
-    if (pv_node && tt_move == MOVE_NONE && depth >= 6) {
-        s_search(s, alpha, beta, depth - 4, ply, false);
-        if (s->aborted)
-            return 0;
-        if (tt_probe(s->tt, board_key(b), &te))
-            tt_move = te.move;
-    }
+    /* Internal iterative reduction: without a hash move the node is searched
+     * one ply shallower (it is likely new to the search, and its move
+     * ordering weak). */
+    if (tt_move == MOVE_NONE && depth >= 4 && !in_check)
+        depth--;
 
     movepick_t *mp = &s->pick[ply];
     cont_entry_t *cont = s_cont(s, ply);
