@@ -130,6 +130,12 @@ int eval_phase(const board_t *b)
     return phase > EVAL_PHASE_MAX ? EVAL_PHASE_MAX : phase;
 }
 
+/* The square in front of a pawn of colour c on s. */
+EVAL_INLINE square_t s_stop(color_t c, square_t s)
+{
+    return c == WHITE ? s + FILE_NB : s - FILE_NB;
+}
+
 EVAL_INLINE bitboard_t s_pawn_attacks(bitboard_t pawns, color_t c)
 {
     bitboard_t not_a = ~s_t.file[0], not_j = ~s_t.file[FILE_NB - 1];
@@ -289,7 +295,7 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
             e += V(ConnectedPawnEg) * r;
         } else if (s_t.adjacent_files[f] & pawns &&
                    !(s_t.adjacent_files[f] & pawns & s_t.passed_span[them][s]) &&
-                   (their_pawn_att & bb_square(us == WHITE ? s + FILE_NB : s - FILE_NB))) {
+                   (their_pawn_att & bb_square(s_stop(us, s)))) {
             /* Backward: no pawn of ours beside or behind on the files beside
              * (though it has some there: else it is isolated), and an enemy
              * pawn guards the square in front. */
@@ -304,7 +310,7 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
             }
             /* In the ending, the kings' distances to the square in front. */
             if (r >= 3) {
-                square_t stop = us == WHITE ? s + FILE_NB : s - FILE_NB;
+                square_t stop = s_stop(us, s);
                 int d = 2 * s_t.distance[board_king_sq(b, them)][stop] -
                         s_t.distance[board_king_sq(b, us)][stop];
                 e += V(PassedKingDistanceEg) * d * (r - 2);
@@ -391,7 +397,7 @@ EVAL_INLINE void s_passed(const board_t *b, const params_t *p, color_t us,
         }
         if (r < 3)
             continue;
-        square_t stop = us == WHITE ? s + FILE_NB : s - FILE_NB;
+        square_t stop = s_stop(us, s);
         if (occ & bb_square(stop))
             continue;
         m += V(PassedEmptyMg) * (r - 2);
@@ -433,6 +439,12 @@ EVAL_CLONES int eval_evaluate(const board_t *b, const params_t *p)
         int tm, te;
         s_threats(b, p, (color_t) c, att, patt[c], &tm, &te);
         tm += s_king_danger(b, p, (color_t) c, att);
+        int pm, pe;
+        color_t them = (color_t) !c;
+        bool bare = !(board_color_bb(b, them) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING));
+        s_passed(b, p, (color_t) c, att, bare, &pm, &pe);
+        tm += pm;
+        te += pe;
         m += c == WHITE ? tm : -tm;
         e += c == WHITE ? te : -te;
     }
@@ -440,14 +452,6 @@ EVAL_CLONES int eval_evaluate(const board_t *b, const params_t *p)
     /* Pawnless endings: drive the bare side's king to the edge, bring ours
      * close; a small material edge without pawns rarely wins. */
     int np[COLOR_NB] = { s_non_pawn(b, p, WHITE), s_non_pawn(b, p, BLACK) };
-    for (int c = 0; c < COLOR_NB; c++) {
-        int pm, pe;
-        color_t them = (color_t) !c;
-        bool bare = !(board_color_bb(b, them) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING));
-        s_passed(b, p, (color_t) c, att, bare, &pm, &pe);
-        m += c == WHITE ? pm : -pm;
-        e += c == WHITE ? pe : -pe;
-    }
     for (int c = 0; c < COLOR_NB; c++) {
         color_t weak = (color_t) !c;
         if (board_pieces(b, weak, PAWN) || np[c] - np[weak] < 300)

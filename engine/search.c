@@ -248,7 +248,6 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply)
         }
         moves++;
         s->stack[ply].move = m;
-        s->stack[ply].piece = board_piece_on(b, move_from(m));
         board_make(b, m);
         tt_prefetch(s->tt, board_key(b));
         int score = -s_qsearch(s, -beta, -alpha, ply + 1);
@@ -331,7 +330,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             return static_eval;
         /* Null move. */
         if (null_ok && depth >= 3 && static_eval >= beta && s_has_non_pawn(b, board_side(b))) {
-            int r = 3 + depth / 4 + ((static_eval - beta) / 200 < 3 ? (static_eval - beta) / 200 : 3);
+            int excess = (static_eval - beta) / 200;
+            int r = 3 + depth / 4 + (excess < 3 ? excess : 3);
             s->stack[ply].move = MOVE_NULL;
             s->stack[ply].piece = NO_PIECE;
             board_make_null(b);
@@ -434,15 +434,14 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                         }
                         int bonus = depth * depth * 16;
                         movepick_history_update(&s->history, us, m, bonus);
-                        for (int i = 0; i < quiet_count; i++)
-                            movepick_history_update(&s->history, us, quiets_tried[i], -bonus);
-                        if (cont) {
+                        if (cont)
                             movepick_cont_update(cont, piece_type(moved), move_to(m), bonus);
-                            for (int i = 0; i < quiet_count; i++) {
-                                move_t q = quiets_tried[i];
+                        for (int i = 0; i < quiet_count; i++) {
+                            move_t q = quiets_tried[i];
+                            movepick_history_update(&s->history, us, q, -bonus);
+                            if (cont)
                                 movepick_cont_update(cont, piece_type(board_piece_on(b, move_from(q))),
                                                      move_to(q), -bonus);
-                            }
                         }
                     }
                     break;
