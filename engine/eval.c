@@ -163,6 +163,7 @@ EVAL_INLINE bitboard_t s_piece_attacks(piece_type_t t, square_t s, bitboard_t oc
 /* What one side attacks, for the threat and king-danger terms. */
 typedef struct {
     bitboard_t all;      /* every square attacked by a piece, pawn or the king */
+    bitboard_t no_king;  /* every square attacked by a piece or pawn */
     bitboard_t minor;    /* by a knight or bishop */
     bitboard_t by[PIECE_TYPE_NB];  /* by the pieces of one kind (knight..queen) */
     bitboard_t passed;   /* our passed pawns (the front one of doubled pawns only) */
@@ -184,7 +185,7 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
     bitboard_t zone = s_t.zone[them][their_king];
     int m = 0, e = 0;
     int units = 0;
-    bitboard_t all_att = our_pawn_att | attacks_king(board_king_sq(b, us)), minor_att = 0;
+    bitboard_t all_att = our_pawn_att, minor_att = 0;
     out->passed = 0;
     for (int t = 0; t < PIECE_TYPE_NB; t++)
         out->by[t] = 0;
@@ -266,6 +267,23 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
         m += V(KingShieldMg) * s_popcount(s_t.shield[us][ksq] & pawns);
     m += V(KingCentreMg) * s_t.centre[ksq];
     e += V(KingCentreEg) * s_t.centre[ksq];
+    /* The king's file and the files beside it, ahead of the king: each
+     * without a pawn of ours (KingOpenFile), and enemy pawns storming it,
+     * KingStorm for each rank an enemy pawn has come within three ranks of
+     * the king. */
+    bitboard_t ahead = s_t.passed_span[us][ksq];
+    int kf = square_file(ksq), kr = square_rank(ksq);
+    for (int f = kf > 0 ? kf - 1 : 0; f <= kf + 1 && f < FILE_NB; f++) {
+        if (!(ahead & s_t.file[f] & pawns))
+            m += V(KingOpenFileMg);
+        bitboard_t storm = ahead & s_t.file[f] & their_pawns;
+        if (storm) {
+            square_t nearest = us == WHITE ? bb_lsb(storm) : bb_msb(storm);
+            int d = s_abs(square_rank(nearest) - kr);
+            if (d <= 3)
+                m += V(KingStormMg) * (4 - d);
+        }
+    }
 
     /* Pawn structure. */
     static const int PASSED_MG[RANK_NB] = {
@@ -319,6 +337,8 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
     }
     *mg = m;
     *eg = e;
+    out->no_king = all_att;
+    all_att |= attacks_king(ksq);
     out->all = all_att;
     out->minor = minor_att;
     out->zone_units = units;
@@ -347,7 +367,10 @@ EVAL_INLINE int s_king_danger(const board_t *b, const params_t *p, color_t us,
                  s_popcount(by[ARCHBISHOP] & (diag | jump) & safe) +
                  s_popcount(by[CHANCELLOR] & (orth | jump) & safe) +
                  s_popcount(by[QUEEN] & (diag | orth) & safe);
-    int64_t units = att[us].zone_units + (int64_t) checks * V(KingSafeCheck);
+    /* Zone squares we attack that only their king defends. */
+    int weak = s_popcount(s_t.zone[them][ksq] & att[us].all & ~att[them].no_king);
+    int64_t units = att[us].zone_units + (int64_t) checks * V(KingSafeCheck) +
+                    (int64_t) weak * V(KingWeakSquare);
     int64_t danger = (int64_t) V(KingDangerMg) * units * units / 1024;
     return danger > V(KingDangerCapMg) ? V(KingDangerCapMg) : (int) danger;
 }

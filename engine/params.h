@@ -17,7 +17,9 @@
  * square of the enemy king's zone (its square, its neighbours and the three
  * squares two ranks in front) that a piece of that kind attacks, the knight
  * jumps of A and C included; KingSafeCheck the units per square from which
- * a piece could give check without being taken there. The middle-game
+ * a piece could give check without being taken there, KingWeakSquare the
+ * units per zone square that we attack and they defend with nothing but the
+ * king. The middle-game
  * penalty is KingDangerMg x units^2 / 1024 centipawns, at most
  * KingDangerCapMg, counted only when the attacker has a queen, chancellor
  * or archbishop.
@@ -28,7 +30,10 @@
  * rook's end-game values (by at most 3 cp), was fitted by capa tune to
  * capalab's own games (docs/strength.md, test 13); the pawn, archbishop,
  * chancellor and queen values are never tuned, since the values studies
- * measure them.
+ * measure them. The king's shelter terms KingOpenFileMg (per file of the
+ * king's three without a pawn of ours ahead of it) and KingStormMg (per
+ * rank an enemy pawn on those files has come within three ranks of it)
+ * and KingWeakSquare were set by hand (test 17).
  *
  * A params_t is a plain value (no pointers): copy it with `=`.
  */
@@ -95,6 +100,9 @@
     X(KingDangerMg, 42, 0, 400)               \
     X(KingDangerCapMg, 500, 0, 2000)          \
     X(KingShieldMg, 7, -100, 200)             \
+    X(KingOpenFileMg, -12, -200, 200)         \
+    X(KingStormMg, -6, -100, 100)             \
+    X(KingWeakSquare, 6, 0, 100)              \
     X(KingCentreMg, -16, -100, 100)           \
     X(KingCentreEg, 6, -100, 100)             \
     X(DoubledPawnMg, -13, -200, 200)          \

@@ -298,6 +298,44 @@ static void a_pawn_the_bare_king_cannot_catch_is_unstoppable(void)
                  0);
 }
 
+static void a_king_file_without_a_pawn_of_ours_is_open(void)
+{
+    /* White's king on f1: its files are e, f and g. Phase 40, so a
+     * middle-game weight counts whole. */
+    CHECK_EQ_INT(s_term("rnabqkbcnr/pppppppppp/10/10/10/10/PPPPP1PPPP/RNABQKBCNR w KQkq - 0 1",
+                        PARAM_KingOpenFileMg, -1, -15), -15);
+    /* A pawn ahead of the king on that file, on any rank, shuts it. */
+    CHECK_EQ_INT(s_term("rnabqkbcnr/pppppppppp/10/10/10/5P4/PPPPP1PPPP/RNABQKBCNR w KQkq - 0 1",
+                        PARAM_KingOpenFileMg, -1, -15), 0);
+    /* A missing pawn away from the king's files does not count. */
+    CHECK_EQ_INT(s_term("rnabqkbcnr/pppppppppp/10/10/10/10/1PPPPPPPPP/RNABQKBCNR w KQkq - 0 1",
+                        PARAM_KingOpenFileMg, -1, -15), 0);
+}
+
+static void an_enemy_pawn_near_the_kings_files_storms_it(void)
+{
+    /* Black's g-pawn on g4 is three ranks from White's king on f1; on g3
+     * two ranks (twice the weight); on g5 too far. */
+    const char *g4 = "rnabqkbcnr/pppppp1ppp/10/10/6p3/10/PPPPPP1PPP/RNABQKBCNR w KQkq - 0 1";
+    const char *g3 = "rnabqkbcnr/pppppp1ppp/10/10/10/6p3/PPPPPP1PPP/RNABQKBCNR w KQkq - 0 1";
+    const char *g5 = "rnabqkbcnr/pppppp1ppp/10/6p3/10/10/PPPPPP1PPP/RNABQKBCNR w KQkq - 0 1";
+    CHECK_EQ_INT(s_term(g4, PARAM_KingStormMg, -1, -8), -8);
+    CHECK_EQ_INT(s_term(g3, PARAM_KingStormMg, -1, -8), -16);
+    CHECK_EQ_INT(s_term(g5, PARAM_KingStormMg, -1, -8), 0);
+}
+
+static void a_king_zone_square_only_the_king_defends_adds_danger(void)
+{
+    /* The rook on the open h-file attacks h7, which only Black's king on i8
+     * defends; a knight on g5 defends it too, and then the weight does
+     * nothing. White's queen leads the attack. */
+    const char *weak = "8k1/7ppp/10/10/10/10/Q9/K6R2 w - - 0 1";
+    const char *defended = "8k1/7ppp/10/6n3/10/10/Q9/K6R2 w - - 0 1";
+    CHECK(s_eval_with(weak, "KingWeakSquare", 40) > s_eval_with(weak, "KingWeakSquare", 0));
+    CHECK_EQ_INT(s_eval_with(defended, "KingWeakSquare", 40),
+                 s_eval_with(defended, "KingWeakSquare", 0));
+}
+
 static const check_case_t CASES[] = {
     CASE(colour_flipped_positions_evaluate_the_same),
     CASE(the_start_position_is_about_level),
@@ -315,6 +353,9 @@ static const check_case_t CASES[] = {
     CASE(a_rook_or_chancellor_on_the_seventh_needs_pawns_there_or_the_king_behind),
     CASE(a_passed_pawn_with_a_free_path_counts_more_by_rank),
     CASE(a_pawn_the_bare_king_cannot_catch_is_unstoppable),
+    CASE(a_king_file_without_a_pawn_of_ours_is_open),
+    CASE(an_enemy_pawn_near_the_kings_files_storms_it),
+    CASE(a_king_zone_square_only_the_king_defends_adds_danger),
     { 0 } };
 
 int main(int argc, char **argv)
