@@ -376,20 +376,37 @@ EVAL_INLINE int s_king_danger(const board_t *b, const params_t *p, color_t us,
 }
 
 /* Threats of colour us against them's pieces (not pawns, not the king):
- * attacked by a pawn; a rook or better attacked by a minor; attacked and
- * not defended. */
+ * attacked by a pawn; a rook or better attacked by a minor; an archbishop,
+ * chancellor or queen attacked by a lesser rook, archbishop or chancellor
+ * (ThreatByLesser); attacked and not defended; attacked from a square one
+ * of our pawns can step to safely (PawnPushThreat: empty, not attacked by
+ * their pawns, and defended by us or not attacked by them). */
 EVAL_INLINE void s_threats(const board_t *b, const params_t *p, color_t us,
-                      const side_attacks_t att[COLOR_NB], bitboard_t our_pawn_att, int *mg,
-                      int *eg)
+                      const side_attacks_t att[COLOR_NB], bitboard_t our_pawn_att,
+                      bitboard_t their_pawn_att, int *mg, int *eg)
 {
     color_t them = (color_t) !us;
     bitboard_t theirs = board_color_bb(b, them) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING);
     bitboard_t heavy = theirs & ~board_type_bb(b, KNIGHT) & ~board_type_bb(b, BISHOP);
+    bitboard_t queens = theirs & board_type_bb(b, QUEEN);
+    bitboard_t chancellors = theirs & board_type_bb(b, CHANCELLOR);
+    bitboard_t compound = queens | chancellors | (theirs & board_type_bb(b, ARCHBISHOP));
+    bitboard_t lesser = (compound & att[us].by[ROOK]) |
+                        ((queens | chancellors) & att[us].by[ARCHBISHOP]) |
+                        (queens & att[us].by[CHANCELLOR]);
+    bitboard_t occ = board_occupied(b), pawns = board_pieces(b, us, PAWN);
+    bitboard_t all = ((bitboard_t) 1 << SQ_NB) - 1;
+    bitboard_t push = (us == WHITE ? pawns << FILE_NB : pawns >> FILE_NB) & all & ~occ &
+                      ~their_pawn_att & (att[us].all | ~att[them].all);
     int n_pawn = s_popcount(theirs & our_pawn_att);
     int n_minor = s_popcount(heavy & att[us].minor);
+    int n_lesser = s_popcount(lesser);
     int n_hang = s_popcount(theirs & att[us].all & ~att[them].all);
-    *mg = n_pawn * V(ThreatByPawnMg) + n_minor * V(ThreatByMinorMg) + n_hang * V(HangingMg);
-    *eg = n_pawn * V(ThreatByPawnEg) + n_minor * V(ThreatByMinorEg) + n_hang * V(HangingEg);
+    int n_push = s_popcount(s_pawn_attacks(push, us) & theirs & ~our_pawn_att);
+    *mg = n_pawn * V(ThreatByPawnMg) + n_minor * V(ThreatByMinorMg) +
+          n_lesser * V(ThreatByLesserMg) + n_hang * V(HangingMg) + n_push * V(PawnPushThreatMg);
+    *eg = n_pawn * V(ThreatByPawnEg) + n_minor * V(ThreatByMinorEg) +
+          n_lesser * V(ThreatByLesserEg) + n_hang * V(HangingEg) + n_push * V(PawnPushThreatEg);
 }
 
 /* Passed pawns of colour us that can advance: the square in front empty
@@ -460,7 +477,7 @@ EVAL_CLONES int eval_evaluate(const board_t *b, const params_t *p)
     int e = eg[WHITE] - eg[BLACK];
     for (int c = 0; c < COLOR_NB; c++) {
         int tm, te;
-        s_threats(b, p, (color_t) c, att, patt[c], &tm, &te);
+        s_threats(b, p, (color_t) c, att, patt[c], patt[!c], &tm, &te);
         tm += s_king_danger(b, p, (color_t) c, att);
         int pm, pe;
         color_t them = (color_t) !c;

@@ -33,7 +33,10 @@
  * measure them. The king's shelter terms KingOpenFileMg (per file of the
  * king's three without a pawn of ours ahead of it) and KingStormMg (per
  * rank an enemy pawn on those files has come within three ranks of it)
- * and KingWeakSquare were set by hand (test 17).
+ * and KingWeakSquare were set by hand (test 17), as were ThreatByLesser
+ * (an archbishop, chancellor or queen attacked by a lesser rook,
+ * archbishop or chancellor) and PawnPushThreat (a piece a safe pawn step
+ * would attack) (test 19).
  *
  * A params_t is a plain value (no pointers): copy it with `=`.
  */
@@ -143,6 +146,10 @@
     X(ThreatByMinorEg, 30, -300, 300)         \
     X(HangingMg, 35, -300, 300)               \
     X(HangingEg, 25, -300, 300)               \
+    X(ThreatByLesserMg, 25, -300, 300)        \
+    X(ThreatByLesserEg, 20, -300, 300)        \
+    X(PawnPushThreatMg, 15, -300, 300)        \
+    X(PawnPushThreatEg, 10, -300, 300)        \
     X(MopUpEg, 10, 0, 100)                    \
     X(Tempo, 11, -100, 100)
 

@@ -336,6 +336,33 @@ static void a_king_zone_square_only_the_king_defends_adds_danger(void)
                  s_eval_with(defended, "KingWeakSquare", 0));
 }
 
+static void a_compound_piece_attacked_by_a_lesser_one_is_threatened(void)
+{
+    /* The rook on c1 attacks the chancellor on c5 (and is attacked back:
+     * no threat for Black, since a rook is worth less). A pawn each keeps
+     * the drawish-material scaling out of the figures. */
+    CHECK_EQ_INT(s_term("9k/9p/10/2c7/10/10/P9/K1R7 w - - 0 1", PARAM_ThreatByLesserMg,
+                        PARAM_ThreatByLesserEg, 20), 20);
+    /* A chancellor attacking an archbishop, or a rook a rook: nothing. */
+    CHECK_EQ_INT(s_term("9k/9p/10/2a7/10/10/P9/K1C7 w - - 0 1", PARAM_ThreatByLesserMg,
+                        PARAM_ThreatByLesserEg, 20), 0);
+    CHECK_EQ_INT(s_term("9k/9p/10/2r7/10/10/P9/K1R7 w - - 0 1", PARAM_ThreatByLesserMg,
+                        PARAM_ThreatByLesserEg, 20), 0);
+}
+
+static void a_safe_pawn_push_that_would_attack_a_piece_is_a_threat(void)
+{
+    /* d3-d4 would attack the knight on e5; with a black pawn on c5 guarding
+     * d4 the push is not safe. */
+    CHECK_EQ_INT(s_term("9k/9p/10/4n5/10/3P6/P9/K9 w - - 0 1", PARAM_PawnPushThreatMg,
+                        PARAM_PawnPushThreatEg, 12), 12);
+    CHECK_EQ_INT(s_term("9k/9p/10/2p1n5/10/3P6/P9/K9 w - - 0 1", PARAM_PawnPushThreatMg,
+                        PARAM_PawnPushThreatEg, 12), 0);
+    /* A blocked pawn threatens nothing. */
+    CHECK_EQ_INT(s_term("9k/9p/10/4n5/3r6/3P6/P9/K9 w - - 0 1", PARAM_PawnPushThreatMg,
+                        PARAM_PawnPushThreatEg, 12), 0);
+}
+
 static const check_case_t CASES[] = {
     CASE(colour_flipped_positions_evaluate_the_same),
     CASE(the_start_position_is_about_level),
@@ -356,6 +383,8 @@ static const check_case_t CASES[] = {
     CASE(a_king_file_without_a_pawn_of_ours_is_open),
     CASE(an_enemy_pawn_near_the_kings_files_storms_it),
     CASE(a_king_zone_square_only_the_king_defends_adds_danger),
+    CASE(a_compound_piece_attacked_by_a_lesser_one_is_threatened),
+    CASE(a_safe_pawn_push_that_would_attack_a_piece_is_a_threat),
     { 0 } };
 
 int main(int argc, char **argv)
