@@ -136,12 +136,20 @@ EVAL_INLINE square_t s_stop(color_t c, square_t s)
     return c == WHITE ? s + FILE_NB : s - FILE_NB;
 }
 
+/* Every square of the board. */
+#define S_BOARD ((((bitboard_t) 1) << SQ_NB) - 1)
+
+/* The squares one step ahead of pawns of colour c (occupied or not). */
+EVAL_INLINE bitboard_t s_pawn_steps(bitboard_t pawns, color_t c)
+{
+    return c == WHITE ? (pawns << FILE_NB) & S_BOARD : pawns >> FILE_NB;
+}
+
 EVAL_INLINE bitboard_t s_pawn_attacks(bitboard_t pawns, color_t c)
 {
     bitboard_t not_a = ~s_t.file[0], not_j = ~s_t.file[FILE_NB - 1];
-    bitboard_t all = ((bitboard_t) 1 << SQ_NB) - 1;
     if (c == WHITE)
-        return (((pawns & not_a) << 9) | ((pawns & not_j) << 11)) & all;
+        return (((pawns & not_a) << 9) | ((pawns & not_j) << 11)) & S_BOARD;
     return ((pawns & not_a) >> 11) | ((pawns & not_j) >> 9);
 }
 
@@ -274,9 +282,10 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
     bitboard_t ahead = s_t.passed_span[us][ksq];
     int kf = square_file(ksq), kr = square_rank(ksq);
     for (int f = kf > 0 ? kf - 1 : 0; f <= kf + 1 && f < FILE_NB; f++) {
-        if (!(ahead & s_t.file[f] & pawns))
+        bitboard_t column = ahead & s_t.file[f];
+        if (!(column & pawns))
             m += V(KingOpenFileMg);
-        bitboard_t storm = ahead & s_t.file[f] & their_pawns;
+        bitboard_t storm = column & their_pawns;
         if (storm) {
             square_t nearest = us == WHITE ? bb_lsb(storm) : bb_msb(storm);
             int d = s_abs(square_rank(nearest) - kr);
@@ -388,15 +397,13 @@ EVAL_INLINE void s_threats(const board_t *b, const params_t *p, color_t us,
     color_t them = (color_t) !us;
     bitboard_t theirs = board_color_bb(b, them) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING);
     bitboard_t heavy = theirs & ~board_type_bb(b, KNIGHT) & ~board_type_bb(b, BISHOP);
-    bitboard_t queens = theirs & board_type_bb(b, QUEEN);
-    bitboard_t chancellors = theirs & board_type_bb(b, CHANCELLOR);
-    bitboard_t compound = queens | chancellors | (theirs & board_type_bb(b, ARCHBISHOP));
+    bitboard_t queens = board_pieces(b, them, QUEEN);
+    bitboard_t chancellors = board_pieces(b, them, CHANCELLOR);
+    bitboard_t compound = queens | chancellors | board_pieces(b, them, ARCHBISHOP);
     bitboard_t lesser = (compound & att[us].by[ROOK]) |
                         ((queens | chancellors) & att[us].by[ARCHBISHOP]) |
                         (queens & att[us].by[CHANCELLOR]);
-    bitboard_t occ = board_occupied(b), pawns = board_pieces(b, us, PAWN);
-    bitboard_t all = ((bitboard_t) 1 << SQ_NB) - 1;
-    bitboard_t push = (us == WHITE ? pawns << FILE_NB : pawns >> FILE_NB) & all & ~occ &
+    bitboard_t push = s_pawn_steps(board_pieces(b, us, PAWN), us) & ~board_occupied(b) &
                       ~their_pawn_att & (att[us].all | ~att[them].all);
     int n_pawn = s_popcount(theirs & our_pawn_att);
     int n_minor = s_popcount(heavy & att[us].minor);
