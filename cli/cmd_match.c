@@ -380,6 +380,17 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a)
         printf("%s: crashes %" PRId64 ", hangs %" PRId64 ", time losses %" PRId64
                ", illegal moves %" PRId64 "\n", cfg.engine[i].name, res.crashes[i], res.hangs[i],
                res.time_losses[i], res.illegal[i]);
+    for (int i = 0; i < 2; i++) {
+        if (res.moves[i] == 0)
+            continue;
+        printf("%s: %" PRId64 " moves, on average %.0f ms", cfg.engine[i].name, res.moves[i],
+               (double) res.move_ms[i] / (double) res.moves[i]);
+        if (res.depth_moves[i] > 0)
+            printf(" and depth %.1f", (double) res.depth_sum[i] / (double) res.depth_moves[i]);
+        else
+            printf(" (no depth reported)");
+        printf(" a move\n");
+    }
     printf("engines' CPU time %.1f s, wall time %.1f s\n", res.cpu_s, res.wall_s);
     if (rc < 0) {
         cli_error("match stopped early: %s", res.error);

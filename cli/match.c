@@ -29,9 +29,15 @@ typedef struct {
     bool stop;
 } shared_t;
 
+/* What an engine's moves cost, summed over a pair's games. */
+typedef struct {
+    int64_t moves, ms, depth_sum, depth_moves;
+} move_cost_t;
+
 typedef struct {
     shared_t *sh;
     uciproc_t *proc[2];
+    move_cost_t cost[2];  /* per engine, for the pair being played */
     board_t board;
     game_record_t rec;
     char moves[GAME_MAX_PLIES * UCI_MOVE_MAX + 16];
@@ -126,14 +132,20 @@ static int s_new_game(worker_t *w, int i)
     return -1;
 }
 
-/* Parses "info ... score cp X | score mate N ..." into *score. */
-static void s_parse_info(const char *line, int *score)
+/* Parses "info ... depth D ... score cp X | score mate N ..." into *depth
+ * and *score; each is left alone when the line does not give it. */
+static void s_parse_info(const char *line, int *depth, int *score)
 {
+    if (strncmp(line, "info string", 11) == 0)
+        return;
+    const char *d = strstr(line, " depth ");
+    int v;
+    if (d && sscanf(d + 7, "%d", &v) == 1 && v > 0)
+        *depth = v;
     const char *s = strstr(line, " score ");
     if (!s)
         return;
     s += 7;
-    int v;
     if (strncmp(s, "cp ", 3) == 0 && sscanf(s + 3, "%d", &v) == 1)
         *score = v;
     else if (strncmp(s, "mate ", 5) == 0 && sscanf(s + 5, "%d", &v) == 1)
@@ -142,10 +154,12 @@ static void s_parse_info(const char *line, int *score)
 
 typedef enum { MOVE_OK, MOVE_CRASH, MOVE_HANG, MOVE_TIME, MOVE_ILLEGAL } move_outcome_t;
 
-/* Asks engine p for a move; fills *m, *score, *spent_ms. */
+/* Asks engine p for a move; fills *m, *score, *depth (0 if none came),
+ * *spent_ms. */
 static move_outcome_t s_get_move(worker_t *w, uciproc_t *p, const char *start_fen,
                                  const int64_t clock[2], int64_t deadline_ms, move_t *m,
-                                 int *score, int64_t *spent_ms, char mv[UCI_MOVE_MAX])
+                                 int *score, int *depth, int64_t *spent_ms,
+                                 char mv[UCI_MOVE_MAX])
 {
     const match_config_t *cfg = w->sh->cfg;
     int rc = cfg->variant == VARIANT_CAPARANDOM
@@ -166,6 +180,7 @@ static move_outcome_t s_get_move(worker_t *w, uciproc_t *p, const char *start_fe
         return MOVE_CRASH;
     char line[8192];
     *score = NO_SCORE;
+    *depth = 0;
     for (;;) {
         int64_t left = t0 + deadline_ms - uciproc_now_ms();
         int r = uciproc_readline(p, line, sizeof line, left > 0 ? left : 0);
@@ -175,7 +190,7 @@ static move_outcome_t s_get_move(worker_t *w, uciproc_t *p, const char *start_fe
         if (r == 0)
             return cfg->nodes ? MOVE_HANG : MOVE_TIME;
         if (strncmp(line, "info ", 5) == 0) {
-            s_parse_info(line, score);
+            s_parse_info(line, depth, score);
         } else if (strncmp(line, "bestmove", 8) == 0) {
             mv[0] = 0;
             sscanf(line, "bestmove %7s", mv);  /* UCI_MOVE_MAX - 1 characters */
@@ -249,11 +264,11 @@ static int s_play_game(worker_t *w, int white_idx, const char *start_fen, int *h
         int eng = side == WHITE ? white_idx : 1 - white_idx;
         int64_t deadline = cfg->nodes ? cfg->move_timeout_ms : clock[side] + cfg->timemargin_ms + 1;
         move_t m = MOVE_NONE;
-        int score;
+        int score, depth;
         int64_t spent;
         char mv[UCI_MOVE_MAX] = "";
         move_outcome_t o = s_get_move(w, w->proc[eng], start_fen, clock, deadline, &m, &score,
-                                      &spent, mv);
+                                      &depth, &spent, mv);
         if (o == MOVE_OK && !cfg->nodes) {
             clock[side] -= spent;
             if (clock[side] < -cfg->timemargin_ms)
@@ -303,6 +318,12 @@ static int s_play_game(worker_t *w, int white_idx, const char *start_fen, int *h
                                                    : score < -32000 ? -32000 : score);
         gm->time_ms = (int32_t) spent;
         board_make(&w->board, m);
+        w->cost[eng].moves++;
+        w->cost[eng].ms += spent;
+        if (depth > 0) {
+            w->cost[eng].depth_sum += depth;
+            w->cost[eng].depth_moves++;
+        }
 
         /* Adjudication from the engines' own scores (mover's view). */
         if (score == NO_SCORE) {
@@ -407,6 +428,7 @@ static void *s_worker(void *arg)
         move_outcome_t failure[2];
         char why[2][200];
         game_record_t recs[2];
+        memset(w->cost, 0, sizeof w->cost);
         bool ok = true;
         for (int g = 0; g < 2 && ok; g++) {
             if (g == 1 && cfg->interrupted && *cfg->interrupted) {
@@ -423,6 +445,12 @@ static void *s_worker(void *arg)
         if (!sh->stop) {
             stats_counts_add_pair(&res->counts, half[0], half[1]);
             res->pairs++;
+            for (int i = 0; i < 2; i++) {
+                res->moves[i] += w->cost[i].moves;
+                res->move_ms[i] += w->cost[i].ms;
+                res->depth_sum[i] += w->cost[i].depth_sum;
+                res->depth_moves[i] += w->cost[i].depth_moves;
+            }
             for (int g = 0; g < 2; g++) {
                 res->games++;
                 res->plies += recs[g].plies;

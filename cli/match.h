@@ -64,6 +64,10 @@ typedef struct {
     int64_t pairs, games;
     int64_t crashes[2], hangs[2], time_losses[2], illegal[2];  /* per engine */
     int64_t plies;
+    /* per engine over the counted games: moves made, the time they took
+     * (as the match measured it), and the depth of the last "info depth"
+     * before each bestmove, over the moves that reported one */
+    int64_t moves[2], move_ms[2], depth_sum[2], depth_moves[2];
     double cpu_s;                  /* engines' CPU time (children, reaped ones) */
     double wall_s;
     bool sprt_stopped;

@@ -20,6 +20,11 @@ capa_match_test(match_capa_engine_clock "Pairs|pairs 1: W [0-9]+ D [0-9]+ L [0-9
   --engine $<TARGET_FILE:capa-engine> --engine $<TARGET_FILE:capa-engine> --tc 1+0.01
   --timemargin 200 --games 2 --variant capablanca --max-moves 60)
 
+# What each engine's moves cost: count, time and reported depth a move.
+capa_match_test(match_reports_move_costs
+  "capa-engine#1: [0-9]+ moves, on average [0-9]+ ms and depth [1-9][0-9]*\\.[0-9] a move\ncapa-engine#2: [0-9]+ moves"
+  --engine $<TARGET_FILE:capa-engine> --engine $<TARGET_FILE:capa-engine> --nodes 500 --games 2)
+
 # A material-blind baseline loses everything: the SPRT accepts H1 within a few pairs
 # and the match stops there (far below the 200-game limit).
 set(blind "")
