@@ -39,7 +39,7 @@ void timeman_init(timeman_t *tm, int64_t movetime_ms, int64_t time_ms, int64_t i
         hard = cap;
     if (base > hard)
         base = hard;
-    tm->soft_ms = base * 6 / 10 > 0 ? base * 6 / 10 : 1;
+    tm->soft_ms = base * 9 / 10 > 0 ? base * 9 / 10 : 1;
     tm->hard_ms = hard > 0 ? hard : 1;
 }
 

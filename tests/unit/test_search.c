@@ -206,7 +206,7 @@ static void the_clock_gives_soft_and_hard_limits_within_what_is_left(void)
     /* a clock: 35 moves to go, three quarters of the increment */
     timeman_init(&tm, 0, 10030, 100, 0, 0);
     CHECK(!tm.fixed);
-    CHECK_EQ_INT(tm.soft_ms, (10000 / 35 + 75) * 6 / 10);
+    CHECK_EQ_INT(tm.soft_ms, (10000 / 35 + 75) * 9 / 10);
     CHECK_EQ_INT(tm.hard_ms, (10000 / 35 + 75) * 4);
     /* the overhead comes off the clock first */
     timeman_t more;
