@@ -2,6 +2,7 @@
  * of capalab's own games (engine/texel.h), read from a capalab database
  * (store/store_games.h) or from a PGN or EPD file. Offline: no coordinator. */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 
 #include "cli.h"
 #include "err.h"
+#include "label.h"
+#include "uciproc.h"
 #include "params.h"
 #include "pgnread.h"
 #include "store.h"
@@ -22,6 +25,8 @@ static const char USAGE[] =
     "                 [--positions N] [--per-game N] [--skip-plies N] [--seed S]\n"
     "                 [--params all|NAME,NAME,...] [--tune-material] [--start FILE.json]\n"
     "                 [--iterations N] [--steps N] [--rate CP] [--k K] [--out FILE.json]\n"
+    "                 [--label-engine PATH [--label-nodes N] [--label-weight W]\n"
+    "                  [--label-threads N]] [--save-epd FILE]\n"
     "\n"
     "Fits the engine's evaluation parameters to game results (Texel's method):\n"
     "minimises the mean squared error between each sampled position's result\n"
@@ -48,6 +53,14 @@ static const char USAGE[] =
     "  --l2 W            ridge: adds W x (value - start)^2 per parameter to the\n"
     "                    error, so that few games move the parameters less (0)\n"
     "  --k K             hold K at this value instead of fitting it on the start\n"
+    "  --label-engine P  label each position with this UCI engine's search instead\n"
+    "                    of the game's result: sigmoid(cp / 400) of its score from\n"
+    "                    White's view after ucinewgame and go nodes N (a mate: 1 or 0)\n"
+    "  --label-nodes N   nodes per position for --label-engine (20000)\n"
+    "  --label-weight W  label = W x the engine's + (1 - W) x the game result (1)\n"
+    "  --label-threads N engine processes labelling side by side (1)\n"
+    "  --save-epd FILE   write the positions with their labels as EPD (FEN [label]),\n"
+    "                    to fit again with --epd FILE without labelling again\n"
     "  --out FILE        write the fitted set (the parameters that differ from the\n"
     "                    engine's defaults, JSON) for run documents, capa-engine\n"
     "                    selfplay --b FILE or capa match --option NAME=VALUE\n"
@@ -347,13 +360,38 @@ static int s_write_out(const char *path, const params_t *p)
     return CLI_OK;
 }
 
+/* The set as EPD, "FEN [label]" a line, readable by --epd (one variant). */
+static int s_save_epd(const char *path, const texel_set_t *set)
+{
+    for (size_t i = 1; i < set->n; i++)
+        if (set->pos[i].variant != set->pos[0].variant) {
+            cli_error("--save-epd: the positions are of more than one variant, and --epd "
+                      "reads one");
+            return CLI_USAGE;
+        }
+    FILE *f = fopen(path, "w");
+    bool ok = f != NULL;
+    if (ok && set->n)
+        ok = fprintf(f, "# variant %s\n", variant_name((variant_t) set->pos[0].variant)) > 0;
+    for (size_t i = 0; ok && i < set->n; i++)
+        ok = fprintf(f, "%s [%.4f]\n", set->pos[i].fen, set->pos[i].result) > 0;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok) {
+        cli_error("--save-epd %s: %s", path, strerror(errno));
+        return CLI_USAGE;
+    }
+    printf("wrote %zu positions to %s\n", set->n, path);
+    return CLI_OK;
+}
+
 int cmd_tune(const cli_opts_t *o, const cli_args_t *a)
 {
     (void) o;
     static const char *const allowed[] = {
         "db", "run", "pgn", "epd", "variant", "positions", "per_game", "skip_plies", "seed",
         "params", "tune_material", "start", "iterations", "steps", "rate", "l2", "k", "out",
-        NULL
+        "label_engine", "label_nodes", "label_weight", "label_threads", "save_epd", NULL
     };
     int rc = cli_check_args(a, allowed, 0, "tune ... (capa tune --help lists the options)");
     if (rc)
@@ -376,6 +414,22 @@ int cmd_tune(const cli_opts_t *o, const cli_args_t *a)
         (rc = s_long(a, "iterations", 10, 0, 10000, &iterations)) ||
         (rc = s_long(a, "steps", 300, 1, 1000000, &steps)))
         return rc;
+    label_opts_t lo;
+    label_opts_default(&lo);
+    long label_nodes, label_threads;
+    if ((rc = s_long(a, "label_nodes", 20000, 1, 1000000000, &label_nodes)) ||
+        (rc = s_long(a, "label_threads", 1, 1, 256, &label_threads)))
+        return rc;
+    if (cli_double(a, "label_weight", 1.0, &lo.weight) < 0)
+        return CLI_USAGE;
+    if (!(lo.weight >= 0 && lo.weight <= 1)) {
+        cli_error("--label-weight must be in [0, 1]");
+        return CLI_USAGE;
+    }
+    lo.engine = cli_opt(a, "label_engine");
+    lo.nodes = (uint64_t) label_nodes;
+    lo.threads = (int) label_threads;
+    lo.progress = true;
     if (cli_double(a, "rate", 1.0, &rate) < 0 || cli_double(a, "k", 0.0, &k_fixed) < 0 ||
         cli_double(a, "l2", 0.0, &l2) < 0)
         return CLI_USAGE;
@@ -441,6 +495,23 @@ int cmd_tune(const cli_opts_t *o, const cli_args_t *a)
         rc = CLI_USAGE;
         goto out;
     }
+    if (lo.engine) {
+        char lerr[600];
+        int64_t l0 = uciproc_now_ms();
+        if (label_set(&set, &lo, lerr, sizeof lerr) < 0) {
+            cli_error("--label-engine: %s", lerr);
+            rc = CLI_USAGE;
+            goto out;
+        }
+        double mean = 0;
+        for (size_t i = 0; i < set.n; i++)
+            mean += set.pos[i].result;
+        printf("labelled %zu positions with %s at %" PRIu64 " nodes (weight %.2f): mean label "
+               "%.4f, %.1f s wall\n", set.n, lo.engine, lo.nodes, lo.weight, mean / (double) set.n,
+               (double) (uciproc_now_ms() - l0) / 1000.0);
+    }
+    if (cli_opt(a, "save_epd") && (rc = s_save_epd(cli_opt(a, "save_epd"), &set)))
+        goto out;
     int tuned = 0;
     for (int i = 0; i < PARAM_NB; i++)
         tuned += fo.tune[i];

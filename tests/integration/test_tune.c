@@ -242,8 +242,78 @@ static void tune_refuses_bad_input_with_a_message(void)
     remove(s_pgn);
 }
 
+/* --label-engine: capa-engine (a real UCI process) searches each position;
+ * its score, from White's view, replaces the label; --save-epd writes the
+ * labels so that --epd reads them back. */
+static void tune_labels_positions_with_a_uci_engine(void)
+{
+    char epd[600], saved[600], args[2048];
+    snprintf(epd, sizeof epd, "%s/tests/test_tune_label_%d.epd", CAPA_BINARY_DIR, (int) getpid());
+    snprintf(saved, sizeof saved, "%s/tests/test_tune_saved_%d.epd", CAPA_BINARY_DIR,
+             (int) getpid());
+    /* labels that lie: White a queen up, labelled lost; Black a queen up
+     * (Black to move), labelled won for White */
+    s_write(epd, "rnab1kbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1 [0.0]\n"
+                 "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNAB1KBCNR b KQkq - 0 1 [1.0]\n");
+    snprintf(args, sizeof args,
+             "--epd '%s' --variant capablanca --label-engine '%s/capa-engine' --label-nodes 2000 "
+             "--label-threads 2 --save-epd '%s' --iterations 0",
+             epd, CAPA_BINARY_DIR, saved);
+    int rc = s_tune(args);
+    CHECK_MSG(rc == 0, "exit %d: %.900s", rc, s_out);
+    CHECK_MSG(strstr(s_out, "labelled 2 positions with"), "%.900s", s_out);
+    CHECK_MSG(strstr(s_out, "wrote 2 positions to"), "%.900s", s_out);
+    FILE *f = fopen(saved, "r");
+    CHECK(f != NULL);
+    char line[2][256];
+    CHECK(fgets(line[0], sizeof line[0], f) && strcmp(line[0], "# variant capablanca\n") == 0);
+    double label[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK(fgets(line[i], sizeof line[i], f) != NULL);
+        const char *open = strrchr(line[i], '[');
+        CHECK_MSG(open && sscanf(open, "[%lf]", &label[i]) == 1, "%s", line[i]);
+    }
+    fclose(f);
+    CHECK_MSG(label[0] > 0.9 && label[0] < 1.0, "White a queen up: %s", line[0]);
+    CHECK_MSG(label[1] < 0.1 && label[1] > 0.0, "Black a queen up: %s", line[1]);
+    CHECK(strncmp(line[1], "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNAB1KBCNR b", 58) == 0);
+    /* the saved file is an --epd input as it is */
+    snprintf(args, sizeof args, "--epd '%s' --variant capablanca --iterations 0", saved);
+    CHECK_MSG(s_tune(args) == 0, "%.900s", s_out);
+    CHECK_MSG(strstr(s_out, "positions: 2\n"), "%.900s", s_out);
+
+    /* half the engine's label, half the (false) result */
+    snprintf(args, sizeof args,
+             "--epd '%s' --variant capablanca --label-engine '%s/capa-engine' --label-nodes 2000 "
+             "--label-weight 0.5 --save-epd '%s' --iterations 0",
+             epd, CAPA_BINARY_DIR, saved);
+    CHECK_MSG(s_tune(args) == 0, "%.900s", s_out);
+    f = fopen(saved, "r");
+    CHECK(f && fgets(line[0], sizeof line[0], f) && fgets(line[0], sizeof line[0], f));
+    fclose(f);
+    CHECK(sscanf(strrchr(line[0], '['), "[%lf]", &label[0]) == 1);
+    CHECK_MSG(label[0] > 0.45 && label[0] < 0.5, "%s", line[0]);
+
+    /* an engine that is not there, a program that is no UCI engine, a bad weight */
+    snprintf(args, sizeof args, "--epd '%s' --variant capablanca --label-engine /nonexistent/eng",
+             epd);
+    CHECK_EQ_INT(s_tune(args), 1);
+    CHECK_MSG(strstr(s_out, "--label-engine:") && strstr(s_out, "/nonexistent/eng"), "%.900s",
+              s_out);
+    snprintf(args, sizeof args, "--epd '%s' --variant capablanca --label-engine /bin/true", epd);
+    CHECK_EQ_INT(s_tune(args), 1);
+    CHECK_MSG(strstr(s_out, "--label-engine:") && strstr(s_out, "/bin/true"), "%.900s", s_out);
+    snprintf(args, sizeof args, "--epd '%s' --variant capablanca --label-engine /bin/true "
+             "--label-weight 1.5", epd);
+    CHECK_EQ_INT(s_tune(args), 1);
+    CHECK_MSG(strstr(s_out, "--label-weight must be in [0, 1]"), "%.900s", s_out);
+    remove(epd);
+    remove(saved);
+}
+
 static const check_case_t CASES[] = {
     CASE(tune_fits_the_games_of_a_run_and_writes_a_set_the_engine_takes),
+    CASE(tune_labels_positions_with_a_uci_engine),
     CASE(tune_refuses_bad_input_with_a_message),
     { 0 },
 };
