@@ -427,6 +427,11 @@ int cmd_tune(const cli_opts_t *o, const cli_args_t *a)
         return CLI_USAGE;
     }
     lo.engine = cli_opt(a, "label_engine");
+    if (!lo.engine && (cli_opt(a, "label_nodes") || cli_opt(a, "label_weight") ||
+                       cli_opt(a, "label_threads"))) {
+        cli_error("--label-nodes, --label-weight and --label-threads need --label-engine");
+        return CLI_USAGE;
+    }
     lo.nodes = (uint64_t) label_nodes;
     lo.threads = (int) label_threads;
     lo.progress = true;

@@ -307,6 +307,9 @@ static void tune_labels_positions_with_a_uci_engine(void)
              "--label-weight 1.5", epd);
     CHECK_EQ_INT(s_tune(args), 1);
     CHECK_MSG(strstr(s_out, "--label-weight must be in [0, 1]"), "%.900s", s_out);
+    snprintf(args, sizeof args, "--epd '%s' --variant capablanca --label-nodes 100", epd);
+    CHECK_EQ_INT(s_tune(args), 1);
+    CHECK_MSG(strstr(s_out, "need --label-engine"), "%.900s", s_out);
     remove(epd);
     remove(saved);
 }
