@@ -38,12 +38,12 @@ typedef struct {
     char err[512];
 } s_job_t;
 
-/* Sets the engine up for variant v. 0 or -1 with a message. */
-static int s_variant(uciproc_t *p, variant_t v, const s_job_t *j, char *err, size_t errlen)
+/* Sets the engine up for variant v. 0, or < 0 with a message in j->err. */
+static int s_variant(uciproc_t *p, variant_t v, s_job_t *j)
 {
     const char *name = variant_name(v);
     if (!uciproc_has_variant(p, name))
-        return capa_fail(err, errlen, CAPA_EINVAL, "engine %s does not offer UCI_Variant %s",
+        return capa_fail(j->err, sizeof j->err, CAPA_EINVAL, "engine %s does not offer UCI_Variant %s",
                          j->o->engine, name);
     uciproc_send(p, "setoption name UCI_Variant value %s", name);
     uciproc_send(p, "setoption name UCI_Chess960 value %s",
@@ -51,10 +51,11 @@ static int s_variant(uciproc_t *p, variant_t v, const s_job_t *j, char *err, siz
     return 0;
 }
 
-/* Searches one position; its label in *out. 0 or -1 with a message. */
-static int s_one(uciproc_t *p, const texel_pos_t *pos, const s_job_t *j, double *out, char *err,
-                 size_t errlen)
+/* Searches one position; its label in *out. 0, or < 0 with a message in j->err. */
+static int s_one(uciproc_t *p, const texel_pos_t *pos, s_job_t *j, double *out)
 {
+    char *err = j->err;
+    size_t errlen = sizeof j->err;
     const char *fen = pos->fen;
     if (uciproc_send(p, "ucinewgame") < 0 || uciproc_send(p, "position fen %s", fen) < 0 ||
         uciproc_send(p, "go nodes %" PRIu64, j->o->nodes) < 0)
@@ -104,11 +105,11 @@ static void *s_run(void *arg)
     for (size_t i = (size_t) j->part; i < j->set->n; i += (size_t) j->o->threads) {
         const texel_pos_t *pos = &j->set->pos[i];
         if (pos->variant != variant) {
-            if ((j->rc = s_variant(p, (variant_t) pos->variant, j, j->err, sizeof j->err)) < 0)
+            if ((j->rc = s_variant(p, (variant_t) pos->variant, j)) < 0)
                 break;
             variant = pos->variant;
         }
-        if ((j->rc = s_one(p, pos, j, &j->labels[i], j->err, sizeof j->err)) < 0)
+        if ((j->rc = s_one(p, pos, j, &j->labels[i])) < 0)
             break;
         size_t done = atomic_fetch_add(j->done, 1) + 1;
         if (j->o->progress && done % 1000 == 0)
@@ -138,22 +139,20 @@ int label_set(texel_set_t *set, const label_opts_t *o, char *err, size_t errlen)
     }
     atomic_size_t done;
     atomic_init(&done, 0);
-    int started = 0;
-    for (int t = 0; t < o->threads; t++) {
-        jobs[t] = (s_job_t) { .set = set, .o = o, .labels = labels, .part = t, .done = &done };
-        if (pthread_create(&tid[t], NULL, s_run, &jobs[t]) != 0) {
-            jobs[t].rc = CAPA_ENOMEM;
-            snprintf(jobs[t].err, sizeof jobs[t].err, "cannot start a thread");
+    int started = 0, rc = 0;
+    for (; started < o->threads; started++) {
+        s_job_t *j = &jobs[started];
+        *j = (s_job_t) { .set = set, .o = o, .labels = labels, .part = started, .done = &done };
+        if (pthread_create(&tid[started], NULL, s_run, j) != 0) {
+            rc = capa_fail(err, errlen, CAPA_ENOMEM, "cannot start a thread");
             break;
         }
-        started++;
     }
-    for (int t = 0; t < started; t++)
+    for (int t = 0; t < started; t++) {
         pthread_join(tid[t], NULL);
-    int rc = 0, last = started < o->threads ? started + 1 : started;
-    for (int t = 0; t < last && rc == 0; t++)
-        if (jobs[t].rc < 0)
+        if (rc == 0 && jobs[t].rc < 0)
             rc = capa_fail(err, errlen, jobs[t].rc, "%s", jobs[t].err);
+    }
     if (rc == 0)
         for (size_t i = 0; i < set->n; i++)
             set->pos[i].result = (float) labels[i];
