@@ -7,6 +7,7 @@
 #include "check.h"
 #include "pgtest.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "crc.h"
@@ -303,6 +304,21 @@ static void tune_labels_positions_with_a_uci_engine(void)
     snprintf(args, sizeof args, "--epd '%s' --variant capablanca --label-engine /bin/true", epd);
     CHECK_EQ_INT(s_tune(args), 1);
     CHECK_MSG(strstr(s_out, "--label-engine:") && strstr(s_out, "/bin/true"), "%.900s", s_out);
+    /* an engine that closes its input once it has read "uci" and before it
+     * answers, so capa's next write fails with EPIPE every time: an error,
+     * not a SIGPIPE that kills capa */
+    char closer[600];
+    snprintf(closer, sizeof closer, "%s/tests/test_tune_closer_%d.sh", CAPA_BINARY_DIR,
+             (int) getpid());
+    s_write(closer, "#!/bin/sh\nread line\nexec 0<&-\n"
+                    "echo 'option name UCI_Variant type combo default chess var capablanca'\n"
+                    "echo uciok\nsleep 2\n");
+    CHECK(chmod(closer, 0755) == 0);
+    snprintf(args, sizeof args, "--epd '%s' --variant capablanca --label-engine '%s'", epd,
+             closer);
+    CHECK_EQ_INT(s_tune(args), 1);
+    CHECK_MSG(strstr(s_out, "--label-engine:") && strstr(s_out, closer), "%.900s", s_out);
+    remove(closer);
     snprintf(args, sizeof args, "--epd '%s' --variant capablanca --label-engine /bin/true "
              "--label-weight 1.5", epd);
     CHECK_EQ_INT(s_tune(args), 1);
