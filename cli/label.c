@@ -73,16 +73,13 @@ static int s_one(uciproc_t *p, const texel_pos_t *pos, s_job_t *j, double *out)
                              r == 0 ? "gave no bestmove in time" : "exited", fen);
         if (strncmp(line, "bestmove", 8) == 0)
             break;
-        if (strncmp(line, "info ", 5) != 0 || strncmp(line, "info string", 11) == 0)
+        uciproc_info_t info;
+        if (!uciproc_parse_info(line, &info) || info.bound)
             continue;
-        const char *s = strstr(line, " score ");
-        if (!s || strstr(s, "bound"))
-            continue;
-        int v;
-        if (sscanf(s, " score cp %d", &v) == 1)
-            cp = v, mate = 0, scored = true;
-        else if (sscanf(s, " score mate %d", &v) == 1 && v != 0)
-            mate = v, scored = true;
+        if (info.kind == UCIPROC_SCORE_CP)
+            cp = info.value, mate = 0, scored = true;
+        else if (info.kind == UCIPROC_SCORE_MATE && info.value != 0)
+            mate = info.value, scored = true;
     }
     if (!scored)
         return capa_fail(err, errlen, CAPA_EINVAL, "engine %s gave no score for %s",

@@ -136,20 +136,15 @@ static int s_new_game(worker_t *w, int i)
  * and *score; each is left alone when the line does not give it. */
 static void s_parse_info(const char *line, int *depth, int *score)
 {
-    if (strncmp(line, "info string", 11) == 0)
+    uciproc_info_t info;
+    if (!uciproc_parse_info(line, &info))
         return;
-    const char *d = strstr(line, " depth ");
-    int v;
-    if (d && sscanf(d + 7, "%d", &v) == 1 && v > 0)
-        *depth = v;
-    const char *s = strstr(line, " score ");
-    if (!s)
-        return;
-    s += 7;
-    if (strncmp(s, "cp ", 3) == 0 && sscanf(s + 3, "%d", &v) == 1)
-        *score = v;
-    else if (strncmp(s, "mate ", 5) == 0 && sscanf(s + 5, "%d", &v) == 1)
-        *score = v > 0 ? MATE_SCORE - v : -MATE_SCORE - v;
+    if (info.depth)
+        *depth = info.depth;
+    if (info.kind == UCIPROC_SCORE_CP)
+        *score = info.value;
+    else if (info.kind == UCIPROC_SCORE_MATE)
+        *score = info.value > 0 ? MATE_SCORE - info.value : -MATE_SCORE - info.value;
 }
 
 typedef enum { MOVE_OK, MOVE_CRASH, MOVE_HANG, MOVE_TIME, MOVE_ILLEGAL } move_outcome_t;

@@ -36,6 +36,32 @@ struct uciproc_s {
     int noptions;
 };
 
+int uciproc_parse_info(const char *line, uciproc_info_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (strncmp(line, "info ", 5) != 0 || strncmp(line, "info string", 11) == 0)
+        return 0;
+    const char *d = strstr(line, " depth ");
+    int v;
+    if (d && sscanf(d + 7, "%d", &v) == 1 && v > 0)
+        out->depth = v;
+    const char *s = strstr(line, " score ");
+    if (!s)
+        return 1;
+    s += 7;
+    if (strncmp(s, "cp ", 3) == 0 && sscanf(s + 3, "%d", &v) == 1)
+        out->kind = UCIPROC_SCORE_CP;
+    else if (strncmp(s, "mate ", 5) == 0 && sscanf(s + 5, "%d", &v) == 1)
+        out->kind = UCIPROC_SCORE_MATE;
+    else
+        return 1;
+    out->value = v;
+    s += strspn(s, "cpmate ");
+    s += strspn(s, "-+0123456789");
+    out->bound = strncmp(s, " lowerbound", 11) == 0 || strncmp(s, " upperbound", 11) == 0;
+    return 1;
+}
+
 int64_t uciproc_now_ms(void)
 {
     struct timespec ts;

@@ -48,6 +48,18 @@ int uciproc_readline(uciproc_t *p, char *out, size_t outlen, int64_t timeout_ms)
 /* Sends isready and waits for readyok: 1, 0 on timeout, -1 when it exited. */
 int uciproc_sync(uciproc_t *p, int64_t timeout_ms);
 
+/* What an engine's "info" line says about its search. */
+typedef enum { UCIPROC_SCORE_NONE, UCIPROC_SCORE_CP, UCIPROC_SCORE_MATE } uciproc_score_kind_t;
+typedef struct {
+    int depth;                  /* 0 when the line gives none */
+    uciproc_score_kind_t kind;  /* NONE when the line gives no score */
+    int value;                  /* centipawns, or moves to mate (< 0: mated; 0: mated now) */
+    bool bound;                 /* the score is a lowerbound or upperbound */
+} uciproc_info_t;
+/* Reads an "info" line: 1 with *out filled, 0 (and *out cleared) for any
+ * other line, "info string" included. A score from the side to move's view. */
+int uciproc_parse_info(const char *line, uciproc_info_t *out);
+
 /* Milliseconds of a monotonic clock. */
 int64_t uciproc_now_ms(void);
 

@@ -1,5 +1,5 @@
-/* Unit tests of the capa command's pure parts: text tables and the
- * progress gauges of `capa watch`. */
+/* Unit tests of the capa command's pure parts: text tables, the
+ * progress gauges of `capa watch`, and the reading of engines' info lines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "table.h"
+#include "uciproc.h"
 
 static void a_table_pads_columns_and_right_aligns_numbers(void)
 {
@@ -111,6 +112,32 @@ static void run_ids_on_the_command_line_are_positive_numbers(void)
     CHECK_EQ_INT(cli_parse_id("3.5"), -1);
 }
 
+static void engine_info_lines_give_depth_score_and_bound(void)
+{
+    uciproc_info_t i;
+    CHECK_EQ_INT(uciproc_parse_info("info depth 12 seldepth 20 score cp -35 nodes 9 pv e2e4", &i), 1);
+    CHECK_EQ_INT(i.depth, 12);
+    CHECK_EQ_INT(i.kind, UCIPROC_SCORE_CP);
+    CHECK_EQ_INT(i.value, -35);
+    CHECK(!i.bound);
+    CHECK_EQ_INT(uciproc_parse_info("info depth 9 score cp 120 lowerbound nodes 5", &i), 1);
+    CHECK(i.bound && i.value == 120);
+    CHECK_EQ_INT(uciproc_parse_info("info depth 9 score mate -3 upperbound", &i), 1);
+    CHECK(i.bound && i.kind == UCIPROC_SCORE_MATE && i.value == -3);
+    CHECK_EQ_INT(uciproc_parse_info("info score mate 0", &i), 1);
+    CHECK(i.kind == UCIPROC_SCORE_MATE && i.value == 0 && i.depth == 0 && !i.bound);
+    /* no score, or one that says neither cp nor mate */
+    CHECK_EQ_INT(uciproc_parse_info("info depth 3 currmove e2e4 currmovenumber 1", &i), 1);
+    CHECK(i.depth == 3 && i.kind == UCIPROC_SCORE_NONE);
+    CHECK_EQ_INT(uciproc_parse_info("info depth 4 score wdl 300 400 300", &i), 1);
+    CHECK(i.depth == 4 && i.kind == UCIPROC_SCORE_NONE);
+    /* not info lines, and words inside a string */
+    CHECK_EQ_INT(uciproc_parse_info("info string depth 5 score cp 10", &i), 0);
+    CHECK(i.depth == 0 && i.kind == UCIPROC_SCORE_NONE);
+    CHECK_EQ_INT(uciproc_parse_info("bestmove e2e4", &i), 0);
+    CHECK_EQ_INT(uciproc_parse_info("information depth 5", &i), 0);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_table_pads_columns_and_right_aligns_numbers),
     CASE(utf8_names_count_as_characters_not_bytes),
@@ -119,6 +146,7 @@ static const check_case_t CASES[] = {
     CASE(the_progress_bar_fills_in_proportion_and_clamps),
     CASE(the_llr_gauge_marks_the_llr_and_zero_between_the_bounds),
     CASE(run_ids_on_the_command_line_are_positive_numbers),
+    CASE(engine_info_lines_give_depth_score_and_bound),
     { 0 },
 };
 
