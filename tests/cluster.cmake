@@ -21,7 +21,7 @@ add_test(NAME docker_cluster COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/docker/test_
 set_tests_properties(docker_cluster PROPERTIES
   LABELS "docker;slow"
   SKIP_RETURN_CODE 77
-  TIMEOUT 1500
+  TIMEOUT 1900
   RUN_SERIAL TRUE
   RESOURCE_LOCK docker
   ENVIRONMENT "CAPA_SOURCE_DIR=${CMAKE_SOURCE_DIR}")

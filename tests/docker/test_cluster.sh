@@ -24,7 +24,7 @@
 #
 # Environment: CAPA_SOURCE_DIR, CAPA_DOCKER_CONTEXT, CAPA_DOCKER_REF,
 # CAPA_DOCKER_NETWORK, CAPA_BASE_IMAGE, CAPA_POSTGRES_IMAGE (see lib.sh);
-# CAPA_CLUSTER_TIMEOUT (seconds, default 1200: the whole test is killed
+# CAPA_CLUSTER_TIMEOUT (seconds, default 1800: the whole test is killed
 # after that, teardown included), CAPA_CLUSTER_PAIRS (pairs per imbalance,
 # default 30; three imbalances), CAPA_CLUSTER_NODES (nodes per move, 12000;
 # the run must outlast the failures below, each of which is checked to hit
@@ -33,7 +33,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=${CAPA_SOURCE_DIR:-$(cd "$here/../.." && pwd)}
-limit=${CAPA_CLUSTER_TIMEOUT:-1200}
+limit=${CAPA_CLUSTER_TIMEOUT:-1800}
 
 # A hard bound on the time: run under timeout(1), which sends TERM (the trap
 # tears down) and KILL 60 s later.
