@@ -329,7 +329,6 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a)
             return CLI_USAGE;
         }
     }
-    signal(SIGPIPE, SIG_IGN);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = s_on_signal;

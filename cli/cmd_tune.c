@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,8 +503,6 @@ int cmd_tune(const cli_opts_t *o, const cli_args_t *a)
     if (lo.engine) {
         char lerr[600];
         int64_t l0 = uciproc_now_ms();
-        /* an engine that exits early must give an error, not kill capa with SIGPIPE */
-        signal(SIGPIPE, SIG_IGN);
         if (label_set(&set, &lo, lerr, sizeof lerr) < 0) {
             cli_error("--label-engine: %s", lerr);
             rc = CLI_USAGE;

@@ -49,15 +49,15 @@ int uciproc_parse_info(const char *line, uciproc_info_t *out)
     if (!s)
         return 1;
     s += 7;
-    if (strncmp(s, "cp ", 3) == 0 && sscanf(s + 3, "%d", &v) == 1)
+    int n = 0;  /* the characters read up to the end of the number */
+    if (strncmp(s, "cp ", 3) == 0 && sscanf(s, "cp %d%n", &v, &n) == 1)
         out->kind = UCIPROC_SCORE_CP;
-    else if (strncmp(s, "mate ", 5) == 0 && sscanf(s + 5, "%d", &v) == 1)
+    else if (strncmp(s, "mate ", 5) == 0 && sscanf(s, "mate %d%n", &v, &n) == 1)
         out->kind = UCIPROC_SCORE_MATE;
     else
         return 1;
     out->value = v;
-    s += strspn(s, "cpmate ");
-    s += strspn(s, "-+0123456789");
+    s += n;
     out->bound = strncmp(s, " lowerbound", 11) == 0 || strncmp(s, " upperbound", 11) == 0;
     return 1;
 }
@@ -346,6 +346,8 @@ uciproc_t *uciproc_start(const char *path, int64_t timeout_ms, char *err, size_t
         s_set_err(err, errlen, "engine %s: pipe: %s", path, strerror(errno));
         goto fail_fds;
     }
+    /* A write to an engine that died must fail with EPIPE, not kill us. */
+    signal(SIGPIPE, SIG_IGN);
     p->pid = fork();
     if (p->pid < 0) {
         s_set_err(err, errlen, "engine %s: fork: %s", path, strerror(errno));

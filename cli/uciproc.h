@@ -8,8 +8,9 @@
  * refused with a sentence saying which. Every read has a deadline, so a hung
  * engine never hangs the caller. Not thread-safe per process: one thread
  * drives one uciproc_t (different processes on different threads are fine).
- * Callers should ignore SIGPIPE: writing to an engine that died must not
- * end the program.
+ * uciproc_start sets SIGPIPE to be ignored in the whole program: writing to
+ * an engine that died must be an error (uciproc_send returns -1), not the
+ * end of the program.
  */
 #ifndef CAPA_CLI_UCIPROC_H
 #define CAPA_CLI_UCIPROC_H
