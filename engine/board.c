@@ -144,6 +144,7 @@ void board_make(board_t *b, move_t m)
     color_t us = board_side(b), them = !us;
     square_t from = move_from(m), to = move_to(m);
     uint64_t key = prev->key ^ z->side;
+    uint64_t pawn_key = prev->pawn_key;
 
     if (prev->ep != SQ_NONE)
         key ^= z->ep[square_file(prev->ep)];
@@ -170,11 +171,14 @@ void board_make(board_t *b, move_t m)
             square_t cap = us == WHITE ? to - FILE_NB : to + FILE_NB;
             st->captured = b->squares[cap];
             key ^= z->piece[st->captured][cap];
+            pawn_key ^= z->piece[st->captured][cap];
             s_remove(b, cap);
             st->halfmove = 0;
         } else if (b->squares[to] != NO_PIECE) {
             st->captured = b->squares[to];
             key ^= z->piece[st->captured][to];
+            if (piece_type((piece_t) st->captured) == PAWN)
+                pawn_key ^= z->piece[st->captured][to];
             s_remove(b, to);
             st->halfmove = 0;
         }
@@ -182,6 +186,7 @@ void board_make(board_t *b, move_t m)
         key ^= z->piece[pc][from] ^ z->piece[pc][to];
         if (piece_type(pc) == PAWN) {
             st->halfmove = 0;
+            pawn_key ^= z->piece[pc][from] ^ z->piece[pc][to];
             if (to - from == 2 * FILE_NB || from - to == 2 * FILE_NB) {
                 square_t ep = (from + to) / 2;
                 if (attacks_pawn(us, ep) & board_pieces(b, them, PAWN)) {
@@ -193,6 +198,7 @@ void board_make(board_t *b, move_t m)
                 s_remove(b, to);
                 s_put(b, promo, to);
                 key ^= z->piece[pc][to] ^ z->piece[promo][to];
+                pawn_key ^= z->piece[pc][to];
             }
         } else if (piece_type(pc) == KING) {
             b->king_sq[us] = (uint8_t) to;
@@ -203,6 +209,7 @@ void board_make(board_t *b, move_t m)
         key ^= z->castling[prev->castling] ^ z->castling[st->castling];
     b->side = (uint8_t) them;
     st->key = key;
+    st->pawn_key = pawn_key;
     st->checkers = board_attackers_to(b, b->king_sq[them], board_occupied(b)) & b->by_color[us];
 }
 
@@ -250,6 +257,7 @@ void board_make_null(board_t *b)
     if (prev->ep != SQ_NONE)
         key ^= zobrist_keys.ep[square_file(prev->ep)];
     st->key = key;
+    st->pawn_key = prev->pawn_key;
     st->move = MOVE_NULL;
     st->halfmove = prev->halfmove + 1;
     st->since_null = 0;
@@ -326,6 +334,17 @@ uint64_t board_compute_key(const board_t *b)
     return key;
 }
 
+uint64_t board_compute_pawn_key(const board_t *b)
+{
+    uint64_t key = 0;
+    bitboard_t pawns = b->by_type[PAWN];
+    while (pawns) {
+        square_t s = bb_pop_lsb(&pawns);
+        key ^= zobrist_keys.piece[b->squares[s]][s];
+    }
+    return key;
+}
+
 int board_validate(const board_t *b, char *err, size_t errlen)
 {
     bitboard_t by_type[PIECE_TYPE_NB] = { 0 }, by_color[COLOR_NB] = { 0 };
@@ -356,6 +375,9 @@ int board_validate(const board_t *b, char *err, size_t errlen)
                              b->piece_count[p], count[p]);
     if (board_compute_key(b) != board_key(b))
         return capa_fail(err, errlen, CAPA_EINVAL, "incremental key differs from recomputed key");
+    if (board_compute_pawn_key(b) != board_pawn_key(b))
+        return capa_fail(err, errlen, CAPA_EINVAL,
+                         "incremental pawn key differs from recomputed pawn key");
     color_t us = board_side(b);
     bitboard_t checkers = board_attackers_to(b, b->king_sq[us], board_occupied(b)) & b->by_color[!us];
     if (checkers != board_checkers(b))

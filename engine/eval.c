@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "attacks.h"
 
@@ -41,9 +42,9 @@ static const int ATTACK_UNIT[PIECE_TYPE_NB] = {
 /* With GCC on x86-64 the evaluation is compiled twice, for CPUs with the
  * popcnt instruction (every x86-64 CPU since 2008) and for the baseline, and
  * the loader picks one (target_clones, an ifunc): the helpers below are
- * inlined into eval_evaluate so that both copies take them in. A population
- * count is the same number either way, so play and the bench signature do
- * not depend on the copy that runs. */
+ * inlined into eval_evaluate_cached so that both copies take them in. A
+ * population count is the same number either way, so play and the bench
+ * signature do not depend on the copy that runs. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__POPCNT__)
 #define EVAL_CLONES __attribute__((target_clones("popcnt", "default")))
 #define EVAL_INLINE static inline __attribute__((always_inline))
@@ -168,6 +169,171 @@ EVAL_INLINE bitboard_t s_piece_attacks(piece_type_t t, square_t s, bitboard_t oc
 
 #define V(name) (p->value[PARAM_##name])
 
+/* ---- pawn structure and the pawn table ---- */
+
+/* The parameters of the pawn-structure terms: s_pawn_side reads these and
+ * no others, through a pawn_params_t, so that a pawn table entry depends on
+ * the pawns and on these values alone. Mg before its Eg twin. */
+#define PAWN_PARAMS(X)                                                            \
+    X(PawnCentreMg) X(PawnCentreEg) X(IsolatedPawnMg) X(IsolatedPawnEg)           \
+    X(DoubledPawnMg) X(DoubledPawnEg) X(ConnectedPawnMg) X(ConnectedPawnEg)       \
+    X(BackwardPawnMg) X(BackwardPawnEg) X(PassedPawnRank2Mg) X(PassedPawnRank2Eg) \
+    X(PassedPawnRank3Mg) X(PassedPawnRank3Eg) X(PassedPawnRank4Mg)                \
+    X(PassedPawnRank4Eg) X(PassedPawnRank5Mg) X(PassedPawnRank5Eg)                \
+    X(PassedPawnRank6Mg) X(PassedPawnRank6Eg) X(PassedPawnRank7Mg)                \
+    X(PassedPawnRank7Eg)
+
+typedef enum {
+#define PP_ENUM_(name) PP_##name,
+    PAWN_PARAMS(PP_ENUM_)
+#undef PP_ENUM_
+    PP_NB
+} pawn_param_id_t;
+
+static const param_id_t PAWN_PARAM_ID[PP_NB] = {
+#define PP_ID_(name) PARAM_##name,
+    PAWN_PARAMS(PP_ID_)
+#undef PP_ID_
+};
+
+typedef struct {
+    int32_t value[PP_NB];
+} pawn_params_t;
+
+#define PV(name) (pp->value[PP_##name])
+
+/* The pawn-structure terms of both sides: mg/eg White's minus Black's. */
+typedef struct {
+    uint64_t key;                  /* board_pawn_key */
+    int32_t mg, eg;
+    bitboard_t passed[COLOR_NB];   /* passed pawns (the front one of doubled pawns only) */
+} pawn_entry_t;
+
+/* 2^13 entries of 48 bytes: 384 KB. */
+#define PAWN_TABLE_BITS 13
+#define PAWN_TABLE_SIZE (1u << PAWN_TABLE_BITS)
+
+/* Every entry holds the terms of the pawns of its key under `params`, or is
+ * all zero: key 0 (no pawns), whose terms are 0 under any parameters. */
+struct eval_pawn_table_s {
+    pawn_params_t params;
+    pawn_entry_t entry[PAWN_TABLE_SIZE];
+};
+
+eval_pawn_table_t *eval_pawn_table_new(void)
+{
+    return calloc(1, sizeof(eval_pawn_table_t));
+}
+
+void eval_pawn_table_destroy(eval_pawn_table_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    free(*self_p);
+    *self_p = NULL;
+}
+
+/* Isolated, doubled, connected, backward, centralised and passed pawns of
+ * colour us (terms from us's point of view); needs nothing but the pawns. */
+EVAL_INLINE void s_pawn_side(const pawn_params_t *pp, color_t us, bitboard_t pawns,
+                             bitboard_t their_pawns, bitboard_t our_pawn_att,
+                             bitboard_t their_pawn_att, int *mg, int *eg, bitboard_t *passed)
+{
+    static const int PASSED_MG[RANK_NB] = {
+        0, PP_PassedPawnRank2Mg, PP_PassedPawnRank3Mg, PP_PassedPawnRank4Mg,
+        PP_PassedPawnRank5Mg, PP_PassedPawnRank6Mg, PP_PassedPawnRank7Mg, 0 };
+    color_t them = (color_t) !us;
+    int m = 0, e = 0;
+    bitboard_t out = 0;
+    bitboard_t set = pawns;
+    while (set) {
+        square_t s = bb_pop_lsb(&set);
+        int f = square_file(s);
+        m += s_t.centre_rel[s] * PV(PawnCentreMg);
+        e += s_t.centre_rel[s] * PV(PawnCentreEg);
+        if (!(s_t.adjacent_files[f] & pawns)) {
+            m += PV(IsolatedPawnMg);
+            e += PV(IsolatedPawnEg);
+        }
+        /* Doubled: counted once for each pawn with another of ours ahead of it. */
+        if (s_t.front[us][s] & pawns) {
+            m += PV(DoubledPawnMg);
+            e += PV(DoubledPawnEg);
+            continue;
+        }
+        int r = square_relative_rank(us, s);
+        /* Connected: defended by a pawn or beside one; worth more the further it is. */
+        bitboard_t beside = s_t.adjacent_files[f] & s_t.rank[square_rank(s)];
+        if ((our_pawn_att & bb_square(s)) || (pawns & beside)) {
+            m += PV(ConnectedPawnMg) * r;
+            e += PV(ConnectedPawnEg) * r;
+        } else if (s_t.adjacent_files[f] & pawns &&
+                   !(s_t.adjacent_files[f] & pawns & s_t.passed_span[them][s]) &&
+                   (their_pawn_att & bb_square(s_stop(us, s)))) {
+            /* Backward: no pawn of ours beside or behind on the files beside
+             * (though it has some there: else it is isolated), and an enemy
+             * pawn guards the square in front. */
+            m += PV(BackwardPawnMg);
+            e += PV(BackwardPawnEg);
+        }
+        if (!(s_t.passed_span[us][s] & their_pawns)) {
+            out |= bb_square(s);
+            if (PASSED_MG[r]) {
+                m += pp->value[PASSED_MG[r]];
+                e += pp->value[PASSED_MG[r] + 1];
+            }
+        }
+    }
+    *mg = m;
+    *eg = e;
+    *passed = out;
+}
+
+/* Fills the terms of entry *pe (not its key). */
+EVAL_INLINE void s_pawn_structure(const board_t *b, const pawn_params_t *pp,
+                                  const bitboard_t patt[COLOR_NB], pawn_entry_t *pe)
+{
+    bitboard_t pawns[COLOR_NB] = { board_pieces(b, WHITE, PAWN), board_pieces(b, BLACK, PAWN) };
+    int mg[COLOR_NB], eg[COLOR_NB];
+    for (int c = 0; c < COLOR_NB; c++)
+        s_pawn_side(pp, (color_t) c, pawns[c], pawns[!c], patt[c], patt[!c], &mg[c], &eg[c],
+                    &pe->passed[c]);
+    pe->mg = mg[WHITE] - mg[BLACK];
+    pe->eg = eg[WHITE] - eg[BLACK];
+}
+
+/* The pawn-structure terms of b under p: from t when it holds them,
+ * computed (and stored in t) otherwise. A t filled with other values of
+ * the pawn parameters is emptied first. Returns the entry to read. */
+EVAL_INLINE const pawn_entry_t *s_pawn_probe(const board_t *b, const params_t *p,
+                                             eval_pawn_table_t *t,
+                                             const bitboard_t patt[COLOR_NB],
+                                             pawn_entry_t *scratch)
+{
+    if (!t) {
+        pawn_params_t pp;
+        for (int i = 0; i < PP_NB; i++)
+            pp.value[i] = p->value[PAWN_PARAM_ID[i]];
+        s_pawn_structure(b, &pp, patt, scratch);
+        return scratch;
+    }
+    int32_t diff = 0;
+    for (int i = 0; i < PP_NB; i++)
+        diff |= t->params.value[i] ^ p->value[PAWN_PARAM_ID[i]];
+    if (__builtin_expect(diff != 0, 0)) {
+        memset(t->entry, 0, sizeof t->entry);
+        for (int i = 0; i < PP_NB; i++)
+            t->params.value[i] = p->value[PAWN_PARAM_ID[i]];
+    }
+    uint64_t key = board_pawn_key(b);
+    pawn_entry_t *pe = &t->entry[key & (PAWN_TABLE_SIZE - 1)];
+    if (pe->key != key) {
+        s_pawn_structure(b, &t->params, patt, pe);
+        pe->key = key;
+    }
+    return pe;
+}
+
 /* What one side attacks, for the threat and king-danger terms. */
 typedef struct {
     bitboard_t all;      /* every square attacked by a piece, pawn or the king */
@@ -178,7 +344,8 @@ typedef struct {
     int zone_units;      /* danger units of the attacks on the enemy king's zone */
 } side_attacks_t;
 
-/* Scores one side; mg/eg from that side's point of view. */
+/* Scores one side but for its pawn structure (s_pawn_side); mg/eg from that
+ * side's point of view. Leaves out->passed alone. */
 EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboard_t our_pawn_att,
                    bitboard_t their_pawn_att, int *mg, int *eg, side_attacks_t *out)
 {
@@ -194,7 +361,6 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
     int m = 0, e = 0;
     int units = 0;
     bitboard_t all_att = our_pawn_att, minor_att = 0;
-    out->passed = 0;
     for (int t = 0; t < PIECE_TYPE_NB; t++)
         out->by[t] = 0;
 
@@ -294,56 +460,6 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
         }
     }
 
-    /* Pawn structure. */
-    static const int PASSED_MG[RANK_NB] = {
-        0, PARAM_PassedPawnRank2Mg, PARAM_PassedPawnRank3Mg, PARAM_PassedPawnRank4Mg,
-        PARAM_PassedPawnRank5Mg, PARAM_PassedPawnRank6Mg, PARAM_PassedPawnRank7Mg, 0 };
-    bitboard_t set = pawns;
-    while (set) {
-        square_t s = bb_pop_lsb(&set);
-        int f = square_file(s);
-        m += s_t.centre_rel[s] * V(PawnCentreMg);
-        e += s_t.centre_rel[s] * V(PawnCentreEg);
-        if (!(s_t.adjacent_files[f] & pawns)) {
-            m += V(IsolatedPawnMg);
-            e += V(IsolatedPawnEg);
-        }
-        /* Doubled: counted once for each pawn with another of ours ahead of it. */
-        if (s_t.front[us][s] & pawns) {
-            m += V(DoubledPawnMg);
-            e += V(DoubledPawnEg);
-            continue;
-        }
-        int r = square_relative_rank(us, s);
-        /* Connected: defended by a pawn or beside one; worth more the further it is. */
-        bitboard_t beside = s_t.adjacent_files[f] & s_t.rank[square_rank(s)];
-        if ((our_pawn_att & bb_square(s)) || (pawns & beside)) {
-            m += V(ConnectedPawnMg) * r;
-            e += V(ConnectedPawnEg) * r;
-        } else if (s_t.adjacent_files[f] & pawns &&
-                   !(s_t.adjacent_files[f] & pawns & s_t.passed_span[them][s]) &&
-                   (their_pawn_att & bb_square(s_stop(us, s)))) {
-            /* Backward: no pawn of ours beside or behind on the files beside
-             * (though it has some there: else it is isolated), and an enemy
-             * pawn guards the square in front. */
-            m += V(BackwardPawnMg);
-            e += V(BackwardPawnEg);
-        }
-        if (!(s_t.passed_span[us][s] & their_pawns)) {
-            out->passed |= bb_square(s);
-            if (PASSED_MG[r]) {
-                m += p->value[PASSED_MG[r]];
-                e += p->value[PASSED_MG[r] + 1];
-            }
-            /* In the ending, the kings' distances to the square in front. */
-            if (r >= 3) {
-                square_t stop = s_stop(us, s);
-                int d = 2 * s_t.distance[board_king_sq(b, them)][stop] -
-                        s_t.distance[board_king_sq(b, us)][stop];
-                e += V(PassedKingDistanceEg) * d * (r - 2);
-            }
-        }
-    }
     *mg = m;
     *eg = e;
     out->no_king = all_att;
@@ -416,10 +532,11 @@ EVAL_INLINE void s_threats(const board_t *b, const params_t *p, color_t us,
           n_lesser * V(ThreatByLesserEg) + n_hang * V(HangingEg) + n_push * V(PawnPushThreatEg);
 }
 
-/* Passed pawns of colour us that can advance: the square in front empty
- * (PassedEmpty), the whole path to promotion empty and not attacked by
- * them (PassedFree), each times (relative rank - 2) from the fourth rank
- * on; and, when them has nothing but king and pawns, a passed pawn their
+/* Passed pawns of colour us: the kings' distances to the square in front
+ * (PassedKingDistance); and those that can advance: the square in front
+ * empty (PassedEmpty), the whole path to promotion empty and not attacked
+ * by them (PassedFree); each times (relative rank - 2) from the fourth
+ * rank on; and, when them has nothing but king and pawns, a passed pawn their
  * king cannot catch (the rule of the square, with the side to move and the
  * double step) whose path our own pieces do not block. */
 EVAL_INLINE void s_passed(const board_t *b, const params_t *p, color_t us,
@@ -444,7 +561,11 @@ EVAL_INLINE void s_passed(const board_t *b, const params_t *p, color_t us,
         }
         if (r < 3)
             continue;
+        /* In the ending, the kings' distances to the square in front. */
         square_t stop = s_stop(us, s);
+        int d = 2 * s_t.distance[board_king_sq(b, them)][stop] -
+                s_t.distance[board_king_sq(b, us)][stop];
+        e += V(PassedKingDistanceEg) * d * (r - 2);
         if (occ & bb_square(stop))
             continue;
         m += V(PassedEmptyMg) * (r - 2);
@@ -471,17 +592,21 @@ EVAL_INLINE int s_non_pawn(const board_t *b, const params_t *p, color_t c)
            board_count(b, piece_make(c, QUEEN)) * V(QueenValueEg);
 }
 
-EVAL_CLONES int eval_evaluate(const board_t *b, const params_t *p)
+EVAL_CLONES int eval_evaluate_cached(const board_t *b, const params_t *p, eval_pawn_table_t *t)
 {
     eval_init();
     int mg[COLOR_NB], eg[COLOR_NB];
     bitboard_t patt[COLOR_NB] = { s_pawn_attacks(board_pieces(b, WHITE, PAWN), WHITE),
                                   s_pawn_attacks(board_pieces(b, BLACK, PAWN), BLACK) };
+    pawn_entry_t scratch;
+    const pawn_entry_t *pawn = s_pawn_probe(b, p, t, patt, &scratch);
     side_attacks_t att[COLOR_NB];
     s_side(b, p, WHITE, patt[WHITE], patt[BLACK], &mg[WHITE], &eg[WHITE], &att[WHITE]);
     s_side(b, p, BLACK, patt[BLACK], patt[WHITE], &mg[BLACK], &eg[BLACK], &att[BLACK]);
-    int m = mg[WHITE] - mg[BLACK];
-    int e = eg[WHITE] - eg[BLACK];
+    att[WHITE].passed = pawn->passed[WHITE];
+    att[BLACK].passed = pawn->passed[BLACK];
+    int m = mg[WHITE] - mg[BLACK] + pawn->mg;
+    int e = eg[WHITE] - eg[BLACK] + pawn->eg;
     for (int c = 0; c < COLOR_NB; c++) {
         int tm, te;
         s_threats(b, p, (color_t) c, att, patt[c], patt[!c], &tm, &te);
@@ -514,4 +639,9 @@ EVAL_CLONES int eval_evaluate(const board_t *b, const params_t *p)
         score /= 4;
     score = board_side(b) == WHITE ? score : -score;
     return score + V(Tempo);
+}
+
+int eval_evaluate(const board_t *b, const params_t *p)
+{
+    return eval_evaluate_cached(b, p, NULL);
 }

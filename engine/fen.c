@@ -282,6 +282,7 @@ static int s_set_fen(board_t *b, const char *fen, variant_t v, int flags, char *
         return capa_fail(err, errlen, CAPA_EINVAL, "the side to move is in check by %d pieces",
                          bb_popcount(st->checkers));
     st->key = board_compute_key(b);
+    st->pawn_key = board_compute_pawn_key(b);
     return CAPA_OK;
 }
 

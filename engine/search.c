@@ -29,6 +29,7 @@ struct search_s {
     board_t board;
     params_t params;
     tt_t *tt;
+    eval_pawn_table_t *pawns;
     history_table_t history;
     cont_history_t cont;
     ply_state_t stack[MAX_PLY + 4];
@@ -75,7 +76,10 @@ search_t *search_new(size_t hash_mb)
     if (!s)
         return NULL;
     s->tt = tt_new(hash_mb);
-    if (!s->tt) {
+    s->pawns = eval_pawn_table_new();
+    if (!s->tt || !s->pawns) {
+        tt_destroy(&s->tt);
+        eval_pawn_table_destroy(&s->pawns);
         free(s);
         return NULL;
     }
@@ -93,6 +97,7 @@ void search_destroy(search_t **self_p)
     if (!self_p || !*self_p)
         return;
     tt_destroy(&(*self_p)->tt);
+    eval_pawn_table_destroy(&(*self_p)->pawns);
     free(*self_p);
     *self_p = NULL;
 }
@@ -208,7 +213,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply)
         return 0;
     bool in_check = board_in_check(b);
     if (ply >= MAX_PLY - 2)
-        return in_check ? 0 : eval_evaluate(b, &s->params);
+        return in_check ? 0 : eval_evaluate_cached(b, &s->params, s->pawns);
 
     tt_entry_t te;
     move_t tt_move = MOVE_NONE;
@@ -224,7 +229,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply)
 
     int best = -SCORE_INF, stand = -SCORE_INF;
     if (!in_check) {
-        stand = hit ? te.eval : eval_evaluate(b, &s->params);
+        stand = hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
         if (stand >= beta)
             return stand;
         if (stand > alpha)
@@ -295,7 +300,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         if (s_is_draw(b, ply))
             return 0;
         if (ply >= MAX_PLY - 2)
-            return in_check ? 0 : eval_evaluate(b, &s->params);
+            return in_check ? 0 : eval_evaluate_cached(b, &s->params, s->pawns);
         /* Mate distance pruning. */
         int lo = -SCORE_MATE + ply, hi = SCORE_MATE - ply - 1;
         if (alpha < lo)
@@ -320,7 +325,9 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             return tt_score;
     }
 
-    int static_eval = in_check ? -SCORE_INF : hit ? te.eval : eval_evaluate(b, &s->params);
+    int static_eval = in_check ? -SCORE_INF
+                      : hit    ? te.eval
+                               : eval_evaluate_cached(b, &s->params, s->pawns);
     s->stack[ply].static_eval = static_eval;
     s->stack[ply + 2].killer[0] = s->stack[ply + 2].killer[1] = MOVE_NONE;
 

@@ -5,9 +5,9 @@
  * reductions and pruning, killers and history, check extensions and
  * mate-distance scores.
  *
- * A search_t is one engine: its own table, history, parameters and board
- * copy; no globals, so any number of engines search at once on different
- * threads. With only depth and/or node limits, the same position (and game
+ * A search_t is one engine: its own hash table, pawn table (eval.h),
+ * history, parameters and board copy; no globals, so any number of engines
+ * search at once on different threads. With only depth and/or node limits, the same position (and game
  * history since search_new_game), parameters and hash size give the same
  * move, score and node count on every machine and run: time is read only
  * when a time limit is set, and the table starts zeroed.

@@ -5,7 +5,9 @@
 #include "bench.h"
 #include "board.h"
 #include "check.h"
+#include "crc.h"
 #include "eval.h"
+#include "movegen.h"
 #include "params.h"
 
 static board_t s_board;
@@ -363,6 +365,105 @@ static void a_safe_pawn_push_that_would_attack_a_piece_is_a_threat(void)
                         PARAM_PawnPushThreatEg, 12), 0);
 }
 
+/* Every parameter of the defaults moved by a seeded amount within its bounds. */
+static void s_shuffled_params(params_t *p, uint64_t seed)
+{
+    params_default(p);
+    for (int i = 0; i < params_count(); i++) {
+        const param_info_t *info = params_info(i);
+        int span = info->max - info->min < 40 ? info->max - info->min : 40;
+        int v = p->value[i] + (int) (crc_splitmix64(&seed) % (uint64_t) (span + 1)) - span / 2;
+        p->value[i] = v < info->min ? info->min : v > info->max ? info->max : v;
+    }
+}
+
+/* Plays seeded random games from the position set in s_board; at every ply
+ * the pawn key must equal its recomputation (after make and after unmake),
+ * and every set of `sets`, in turn, must give the same score through the
+ * shared pawn table t as directly. Returns the number of positions seen. */
+static int s_walk_with_pawn_table(eval_pawn_table_t *t, const params_t *sets, int nsets,
+                                  uint64_t seed, int plies)
+{
+    uint64_t rng = seed;
+    int seen = 0;
+    for (int ply = 0; ply < plies; ply++) {
+        CHECK_EQ_U64(board_pawn_key(&s_board), board_compute_pawn_key(&s_board));
+        /* Twice round the sets: a table that kept the entries of the last
+         * set would answer the first one with them. */
+        for (int k = 0; k < 2 * nsets; k++) {
+            const params_t *p = &sets[k % nsets];
+            int direct = eval_evaluate(&s_board, p);
+            int cached = eval_evaluate_cached(&s_board, p, t);
+            if (cached != direct) {
+                char fen[FEN_MAX];
+                board_get_fen(&s_board, fen, sizeof fen);
+                CHECK_MSG(0, "%s, set %d: cached %d, direct %d", fen, k % nsets, cached, direct);
+            }
+        }
+        seen++;
+        move_list_t list;
+        movegen_legal(&s_board, &list);
+        if (list.count == 0)
+            break;
+        uint64_t before = board_pawn_key(&s_board);
+        move_t m = list.moves[crc_splitmix64(&rng) % (uint64_t) list.count];
+        board_make(&s_board, m);
+        CHECK_EQ_U64(board_pawn_key(&s_board), board_compute_pawn_key(&s_board));
+        if (crc_splitmix64(&rng) % 4 == 0) {
+            board_unmake(&s_board);
+            CHECK_EQ_U64(board_pawn_key(&s_board), before);
+            board_make(&s_board, m);
+        }
+        if (!board_in_check(&s_board) && crc_splitmix64(&rng) % 8 == 0) {
+            uint64_t key = board_pawn_key(&s_board);
+            board_make_null(&s_board);
+            CHECK_EQ_U64(board_pawn_key(&s_board), key);
+            board_unmake_null(&s_board);
+        }
+    }
+    while (board_undo_depth(&s_board) > 0) {
+        board_unmake(&s_board);
+        CHECK_EQ_U64(board_pawn_key(&s_board), board_compute_pawn_key(&s_board));
+    }
+    return seen;
+}
+
+static void the_pawn_table_gives_the_direct_score_whatever_parameters_came_before(void)
+{
+    /* The defaults, two shuffled sets (every pawn-structure weight among
+     * the moved ones) and material only (pawn weights zero). */
+    params_t sets[4];
+    params_default(&sets[0]);
+    s_shuffled_params(&sets[1], 11);
+    s_shuffled_params(&sets[2], 12);
+    params_default(&sets[3]);
+    params_material_only(&sets[3]);
+    eval_pawn_table_t *t = eval_pawn_table_new();
+    CHECK(t != NULL);
+    int seen = 0;
+    uint64_t seed = 1;
+    for (int v = 0; v < VARIANT_NB; v++)
+        for (int g = 0; g < 3; g++) {
+            CHECK_EQ_INT(board_set_startpos(&s_board, (variant_t) v), 0);
+            seen += s_walk_with_pawn_table(t, sets, 4, seed++, 160);
+        }
+    for (int g = 0; g < 6; g++) {
+        char fen[128], err[256];
+        CHECK_EQ_INT(crc_start_fen((int) (crc_splitmix64(&seed) % (uint64_t) crc_count()), fen,
+                                   sizeof fen), 0);
+        CHECK_MSG(board_set_fen(&s_board, fen, VARIANT_CAPARANDOM, err, sizeof err) == 0, "%s", err);
+        seen += s_walk_with_pawn_table(t, sets, 4, seed++, 160);
+    }
+    /* One set at a time too, so that the table fills and is read back. */
+    for (int k = 0; k < 4; k++) {
+        CHECK_EQ_INT(board_set_startpos(&s_board, VARIANT_CAPABLANCA), 0);
+        seen += s_walk_with_pawn_table(t, &sets[k], 1, 100 + (uint64_t) k, 160);
+    }
+    eval_pawn_table_destroy(&t);
+    CHECK(t == NULL);
+    CHECK(seen > 2000);
+}
+
 static const check_case_t CASES[] = {
     CASE(colour_flipped_positions_evaluate_the_same),
     CASE(the_start_position_is_about_level),
@@ -385,6 +486,7 @@ static const check_case_t CASES[] = {
     CASE(a_king_zone_square_only_the_king_defends_adds_danger),
     CASE(a_compound_piece_attacked_by_a_lesser_one_is_threatened),
     CASE(a_safe_pawn_push_that_would_attack_a_piece_is_a_threat),
+    CASE(the_pawn_table_gives_the_direct_score_whatever_parameters_came_before),
     { 0 } };
 
 int main(int argc, char **argv)

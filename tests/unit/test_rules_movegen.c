@@ -268,6 +268,7 @@ static void s_random_games(variant_t v, const char *fen, uint64_t seed, int game
             board_make(&s_board, m);
             CHECK_EQ_INT(board_in_check(&s_board), checks);
             CHECK_EQ_U64(board_key(&s_board), board_compute_key(&s_board));
+            CHECK_EQ_U64(board_pawn_key(&s_board), board_compute_pawn_key(&s_board));
             board_unmake(&s_board);
             CHECK_EQ_STR(s_fen(), before);
             board_make(&s_board, m);
@@ -313,6 +314,44 @@ static void attackers_to_reports_both_colours(void)
     CHECK(!board_is_attacked(&s_board, square_make(2, 2), WHITE));
 }
 
+static void the_pawn_key_depends_on_the_pawns_alone(void)
+{
+    CHECK_EQ_INT(board_set_startpos(&s_board, VARIANT_CAPABLANCA), 0);
+    uint64_t start = board_pawn_key(&s_board);
+    CHECK(start != 0);
+    /* Knight moves there and back: the key changes, the pawn key does not. */
+    board_make(&s_board, s_move("b1c3"));
+    board_make(&s_board, s_move("i8h6"));
+    CHECK_EQ_U64(board_pawn_key(&s_board), start);
+    board_make(&s_board, s_move("e2e4"));
+    uint64_t e4 = board_pawn_key(&s_board);
+    CHECK(e4 != start);
+    /* The same pawns reached by another order: the same pawn key. */
+    s_set("rnabqkbcnr/pppppppppp/10/10/4P5/10/PPPP1PPPPP/RNABQKBCNR b KQkq - 0 1",
+          VARIANT_CAPABLANCA);
+    CHECK_EQ_U64(board_pawn_key(&s_board), e4);
+    /* Without pawns it is 0; a pawn taken by a piece, en passant or
+     * promoted leaves the key of the pawns that remain. */
+    s_set("4k5/10/10/10/10/10/10/4K5 w - - 0 1", VARIANT_CAPABLANCA);
+    CHECK_EQ_U64(board_pawn_key(&s_board), 0);
+    s_set("4k5/1P8/10/10/10/10/10/4K5 w - - 0 1", VARIANT_CAPABLANCA);
+    board_make(&s_board, s_move("b7b8q"));
+    CHECK_EQ_U64(board_pawn_key(&s_board), 0);
+    s_set("4k5/3p6/10/4P5/10/10/10/R3K5 b - - 0 1", VARIANT_CAPABLANCA);
+    board_make(&s_board, s_move("d7d5"));
+    board_make(&s_board, s_move("e5d6"));
+    CHECK_EQ_U64(board_pawn_key(&s_board), board_compute_pawn_key(&s_board));
+    uint64_t after_ep = board_pawn_key(&s_board);
+    s_set("4k5/10/3P6/10/10/10/10/R3K5 b - - 0 1", VARIANT_CAPABLANCA);
+    CHECK_EQ_U64(board_pawn_key(&s_board), after_ep);
+    s_set("4k5/10/3p6/10/10/10/10/3RK5 w - - 0 1", VARIANT_CAPABLANCA);
+    board_make(&s_board, s_move("d1d6"));
+    CHECK_EQ_U64(board_pawn_key(&s_board), 0);
+    board_unmake(&s_board);
+    CHECK_EQ_U64(board_pawn_key(&s_board), board_compute_pawn_key(&s_board));
+    CHECK(board_pawn_key(&s_board) != 0);
+}
+
 static const check_case_t CASES[] = {
     CASE(capablanca_castles_to_i1_and_c1),
     CASE(embassy_and_janus_castle_to_their_own_squares),
@@ -329,6 +368,7 @@ static const check_case_t CASES[] = {
     CASE(double_check_allows_only_king_moves),
     CASE(random_games_keep_the_incremental_state_exact),
     CASE(null_move_flips_the_side_and_restores_everything),
+    CASE(the_pawn_key_depends_on_the_pawns_alone),
     CASE(attackers_to_reports_both_colours),
     { 0 },
 };
