@@ -18,7 +18,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fast=0
-[ "${1:-}" = "--fast" ] && fast=1
+case "${1:-}" in
+  "") ;;
+  --fast) fast=1 ;;
+  -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "scripts/test.sh: unknown argument \"$1\" (try --help)" >&2; exit 2 ;;
+esac
 jobs=$(nproc)
 
 step() { printf '\n== %s\n' "$*"; }
