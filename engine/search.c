@@ -200,7 +200,18 @@ static cont_entry_t *s_cont(search_t *s, int ply)
     return &s->cont[movepick_cont_index(prev->piece)][move_to(prev->move)];
 }
 
-static int s_qsearch(search_t *s, int alpha, int beta, int ply)
+/* The principal variation at ply: m, then the one below it. */
+static void s_pv_update(search_t *s, int ply, move_t m)
+{
+    s->pv[ply][0] = m;
+    memcpy(&s->pv[ply][1], s->pv[ply + 1], sizeof(move_t) * (size_t) s->pv_len[ply + 1]);
+    s->pv_len[ply] = s->pv_len[ply + 1] + 1;
+}
+
+/* Captures and promotions until the position is quiet (all moves when in
+ * check); with checks (the first ply below the main search), also the quiet
+ * checks by the archbishop, chancellor and queen. */
+static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
 {
     board_t *b = &s->board;
     bool pv_node = beta - alpha > 1;
@@ -255,7 +266,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply)
         s->stack[ply].move = m;
         board_make(b, m);
         tt_prefetch(s->tt, board_key(b));
-        int score = -s_qsearch(s, -beta, -alpha, ply + 1);
+        int score = -s_qsearch(s, -beta, -alpha, ply + 1, false);
         board_unmake(b);
         if (s->aborted)
             return 0;
@@ -264,11 +275,39 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply)
             if (score > alpha) {
                 alpha = score;
                 best_move = m;
-                s->pv[ply][0] = m;
-                memcpy(&s->pv[ply][1], s->pv[ply + 1], sizeof(move_t) * s->pv_len[ply + 1]);
-                s->pv_len[ply] = s->pv_len[ply + 1] + 1;
+                s_pv_update(s, ply, m);
                 if (score >= beta)
                     break;
+            }
+        }
+    }
+    /* Quiet checks by the archbishop, chancellor and queen that do not lose
+     * the piece by exchange: a mate by one of them just past the horizon is
+     * how most games against Fairy-Stockfish were lost (docs/strength.md,
+     * test 36). The move picker's quiet list is unused in this search. */
+    if (checks && !in_check && best < beta) {
+        move_list_t *quiet = &mp->quiet;
+        movegen_quiet(b, quiet);
+        for (int i = 0; i < quiet->count && best < beta; i++) {
+            m = quiet->moves[i];
+            piece_type_t t = piece_type(board_piece_on(b, move_from(m)));
+            if ((t != ARCHBISHOP && t != CHANCELLOR && t != QUEEN) || !board_gives_check(b, m) ||
+                !see_ge(b, m, 0))
+                continue;
+            s->stack[ply].move = m;
+            board_make(b, m);
+            tt_prefetch(s->tt, board_key(b));
+            int score = -s_qsearch(s, -beta, -alpha, ply + 1, false);
+            board_unmake(b);
+            if (s->aborted)
+                return 0;
+            if (score > best) {
+                best = score;
+                if (score > alpha) {
+                    alpha = score;
+                    best_move = m;
+                    s_pv_update(s, ply, m);
+                }
             }
         }
     }
@@ -285,7 +324,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     board_t *b = &s->board;
     bool in_check = board_in_check(b);
     if (depth <= 0 && !in_check)
-        return s_qsearch(s, alpha, beta, ply);
+        return s_qsearch(s, alpha, beta, ply, true);
     if (depth < 0)
         depth = 0;
     bool root = ply == 0;
@@ -426,9 +465,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             if (score > alpha) {
                 alpha = score;
                 best_move = m;
-                s->pv[ply][0] = m;
-                memcpy(&s->pv[ply][1], s->pv[ply + 1], sizeof(move_t) * s->pv_len[ply + 1]);
-                s->pv_len[ply] = s->pv_len[ply + 1] + 1;
+                s_pv_update(s, ply, m);
                 if (root) {
                     s->root_best = m;
                     s->root_best_score = score;

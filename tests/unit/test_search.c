@@ -1,6 +1,7 @@
 /* test_search.c - the search: tactics, mates, determinism, limits, stop. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "board.h"
 #include "check.h"
@@ -67,6 +68,23 @@ static void a_hanging_queen_is_taken(void)
     search_result_t r = s_search_depth(s, 5);
     s_check_move(r.best, "e1e4");
     CHECK(r.score > 700);
+    search_destroy(&s);
+}
+
+/* White may take a free rook on j4 with the queen, but then the chancellor's
+ * quiet move c7c2 mates by a knight jump (the king on a1 is boxed in by its
+ * own pawns and rook). At depth 1 that mate lies in the quiescence search,
+ * which sees it only because it tries quiet checks by the compound pieces;
+ * the queen must stay on a square that guards c2 instead. */
+static void a_quiet_mate_past_the_horizon_is_not_walked_into(void)
+{
+    search_t *s = search_new(4);
+    s_set("9k/2c5pp/10/10/9r/10/PP8/KR7Q w - - 0 1", VARIANT_CAPABLANCA);
+    search_result_t r = s_search_depth(s, 1);
+    char buf[UCI_MOVE_MAX];
+    move_to_uci(&s_board, r.best, false, buf);
+    CHECK_MSG(strcmp(buf, "j1j4") != 0, "took the rook into Cc2 mate (score %d)", r.score);
+    CHECK(r.score > -SCORE_MATE_IN_MAX);
     search_destroy(&s);
 }
 
@@ -277,6 +295,7 @@ static const check_case_t CASES[] = {
     CASE(a_chancellor_mates_on_the_back_rank_in_one),
     CASE(the_mated_side_sees_the_mate_against_it),
     CASE(a_hanging_queen_is_taken),
+    CASE(a_quiet_mate_past_the_horizon_is_not_walked_into),
     CASE(a_checkmated_root_has_no_best_move),
     CASE(node_limited_searches_repeat_exactly),
     CASE(a_new_game_forgets_and_repeats_the_same_search),
