@@ -1,16 +1,18 @@
 /* search.h - iterative deepening alpha-beta search of one engine.
  *
  * PVS with a transposition table, aspiration windows, quiescence search
- * with SEE pruning, null move, reverse futility pruning, late move
- * reductions and pruning, killers and history, check extensions and
- * mate-distance scores.
+ * with SEE pruning (and, at its first ply, the quiet checks of the
+ * archbishop, chancellor and queen), null move, reverse futility pruning,
+ * late move reductions and pruning, killers and history, check extensions
+ * and mate-distance scores.
  *
  * A search_t is one engine: its own hash table, pawn table (eval.h),
  * history, parameters and board copy; no globals, so any number of engines
- * search at once on different threads. With only depth and/or node limits, the same position (and game
- * history since search_new_game), parameters and hash size give the same
- * move, score and node count on every machine and run: time is read only
- * when a time limit is set, and the table starts zeroed.
+ * search at once on different threads. With only depth and/or node limits,
+ * the same position (and game history since search_new_game), parameters
+ * and hash size give the same move, score and node count on every machine
+ * and run: time is read only when a time limit is set, and the table
+ * starts zeroed.
  */
 #ifndef CAPA_ENGINE_SEARCH_H
 #define CAPA_ENGINE_SEARCH_H
