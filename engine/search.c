@@ -208,6 +208,23 @@ static void s_pv_update(search_t *s, int ply, move_t m)
     s->pv_len[ply] = s->pv_len[ply + 1] + 1;
 }
 
+/* The next quiet move of list from *idx on by an archbishop, chancellor or
+ * queen that gives check and does not lose the piece by exchange
+ * (MOVE_NONE when none is left): a mate by one of them just past the
+ * horizon is how most games against Fairy-Stockfish were lost
+ * (docs/strength.md, test 36). */
+static move_t s_next_quiet_check(const board_t *b, const move_list_t *list, int *idx)
+{
+    while (*idx < list->count) {
+        move_t m = list->moves[(*idx)++];
+        piece_type_t t = piece_type(board_piece_on(b, move_from(m)));
+        if ((t == ARCHBISHOP || t == CHANCELLOR || t == QUEEN) && board_gives_check(b, m) &&
+            see_ge(b, m, 0))
+            return m;
+    }
+    return MOVE_NONE;
+}
+
 /* Captures and promotions until the position is quiet (all moves when in
  * check); with checks (the first ply below the main search), also the quiet
  * checks by the archbishop, chancellor and queen. */
@@ -252,9 +269,23 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
     movepick_t *mp = &s->pick[ply];
     movepick_init(mp, b, tt_move, NULL, &s->history, NULL, true);
     int moves = 0;
-    move_t m;
-    while ((m = movepick_next(mp)) != MOVE_NONE) {
-        if (!in_check) {
+    /* After the captures, with checks: the quiet checks (s_next_quiet_check),
+     * from the move picker's quiet list, which this search leaves unused. */
+    bool quiet_stage = false;
+    int quiet_idx = 0;
+    for (;;) {
+        move_t m = quiet_stage ? MOVE_NONE : movepick_next(mp);
+        if (m == MOVE_NONE) {
+            if (!checks || in_check)
+                break;
+            if (!quiet_stage) {
+                quiet_stage = true;
+                movegen_quiet(b, &mp->quiet);
+            }
+            m = s_next_quiet_check(b, &mp->quiet, &quiet_idx);
+            if (m == MOVE_NONE)
+                break;
+        } else if (!in_check) {
             /* Delta pruning: even winning the piece cannot reach alpha. */
             int gain = SEE_VALUE[move_captured_type(b, m)];
             if (!move_is_promotion(m) && stand + gain + 200 <= alpha)
@@ -278,36 +309,6 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
                 s_pv_update(s, ply, m);
                 if (score >= beta)
                     break;
-            }
-        }
-    }
-    /* Quiet checks by the archbishop, chancellor and queen that do not lose
-     * the piece by exchange: a mate by one of them just past the horizon is
-     * how most games against Fairy-Stockfish were lost (docs/strength.md,
-     * test 36). The move picker's quiet list is unused in this search. */
-    if (checks && !in_check && best < beta) {
-        move_list_t *quiet = &mp->quiet;
-        movegen_quiet(b, quiet);
-        for (int i = 0; i < quiet->count && best < beta; i++) {
-            m = quiet->moves[i];
-            piece_type_t t = piece_type(board_piece_on(b, move_from(m)));
-            if ((t != ARCHBISHOP && t != CHANCELLOR && t != QUEEN) || !board_gives_check(b, m) ||
-                !see_ge(b, m, 0))
-                continue;
-            s->stack[ply].move = m;
-            board_make(b, m);
-            tt_prefetch(s->tt, board_key(b));
-            int score = -s_qsearch(s, -beta, -alpha, ply + 1, false);
-            board_unmake(b);
-            if (s->aborted)
-                return 0;
-            if (score > best) {
-                best = score;
-                if (score > alpha) {
-                    alpha = score;
-                    best_move = m;
-                    s_pv_update(s, ply, m);
-                }
             }
         }
     }
