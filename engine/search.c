@@ -208,6 +208,13 @@ static void s_pv_update(search_t *s, int ply, move_t m)
     s->pv_len[ply] = s->pv_len[ply + 1] + 1;
 }
 
+/* Whether c has an archbishop, chancellor or queen. */
+static bool s_has_compound(const board_t *b, color_t c)
+{
+    return (board_pieces(b, c, ARCHBISHOP) | board_pieces(b, c, CHANCELLOR) |
+            board_pieces(b, c, QUEEN)) != 0;
+}
+
 /* The next quiet move of list from *idx on by an archbishop, chancellor or
  * queen that gives check and does not lose the piece by exchange
  * (MOVE_NONE when none is left): a mate by one of them just past the
@@ -276,7 +283,8 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
     for (;;) {
         move_t m = quiet_stage ? MOVE_NONE : movepick_next(mp);
         if (m == MOVE_NONE) {
-            if (!checks || in_check)
+            /* (no quiet move list to make without a piece that could check) */
+            if (!checks || in_check || !s_has_compound(b, board_side(b)))
                 break;
             if (!quiet_stage) {
                 quiet_stage = true;

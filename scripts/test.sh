@@ -21,7 +21,7 @@ fast=0
 case "${1:-}" in
   "") ;;
   --fast) fast=1 ;;
-  -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "scripts/test.sh: unknown argument \"$1\" (try --help)" >&2; exit 2 ;;
 esac
 jobs=$(nproc)
