@@ -388,7 +388,11 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a)
             printf(" and depth %.1f", (double) res.depth_sum[i] / (double) res.depth_moves[i]);
         else
             printf(" (no depth reported)");
-        printf(" a move\n");
+        printf(" a move");
+        if (res.depth_moves[i] > 0 && res.depth_moves[i] < res.moves[i])
+            printf(" (depth over the %" PRId64 " moves that reported one without a mate score)",
+                   res.depth_moves[i]);
+        printf("\n");
     }
     printf("engines' CPU time %.1f s, wall time %.1f s\n", res.cpu_s, res.wall_s);
     if (rc < 0) {

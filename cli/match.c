@@ -18,8 +18,8 @@
 #include "uciproc.h"
 
 /* A reported score at or beyond this is a mate (mate in n: MATE_SCORE - n). */
-#define MATE_SCORE 30000
-#define NO_SCORE INT32_MIN
+#define MATE_SCORE MATCH_MATE_SCORE
+#define NO_SCORE MATCH_NO_SCORE
 
 typedef struct {
     const match_config_t *cfg;
@@ -145,6 +145,14 @@ static void s_parse_info(const char *line, int *depth, int *score)
         *score = info.value;
     else if (info.kind == UCIPROC_SCORE_MATE)
         *score = info.value > 0 ? MATE_SCORE - info.value : -MATE_SCORE - info.value;
+}
+
+bool match_depth_counts(int depth, int score)
+{
+    if (depth <= 0)
+        return false;
+    /* mate in up to 1,000 moves either way */
+    return score == NO_SCORE || (score > -MATE_SCORE + 1000 && score < MATE_SCORE - 1000);
 }
 
 typedef enum { MOVE_OK, MOVE_CRASH, MOVE_HANG, MOVE_TIME, MOVE_ILLEGAL } move_outcome_t;
@@ -315,7 +323,7 @@ static int s_play_game(worker_t *w, int white_idx, const char *start_fen, int *h
         board_make(&w->board, m);
         w->cost[eng].moves++;
         w->cost[eng].ms += spent;
-        if (depth > 0) {
+        if (match_depth_counts(depth, score)) {
             w->cost[eng].depth_sum += depth;
             w->cost[eng].depth_moves++;
         }

@@ -66,7 +66,7 @@ typedef struct {
     int64_t plies;
     /* per engine over the counted games: moves made, the time they took
      * (as the match measured it), and the depth of the last "info depth"
-     * before each bestmove, over the moves that reported one */
+     * before each bestmove, over the moves that match_depth_counts takes */
     int64_t moves[2], move_ms[2], depth_sum[2], depth_moves[2];
     double cpu_s;                  /* engines' CPU time (children, reaped ones) */
     double wall_s;
@@ -85,6 +85,16 @@ void match_config_default(match_config_t *cfg);
  * the pair limit or an interrupt); -1 with a message in res->error when an
  * engine is unusable (at the check or on a restart). */
 int match_run(const match_config_t *cfg, match_result_t *res);
+
+/* Whether a move's reported depth enters the depth average: it reported
+ * one, and its last score was not a mate. A search that has found a mate
+ * runs on to its greatest depth in a few nodes (Fairy-Stockfish reports
+ * depth 245 and more), so those moves would make a deep average of a few
+ * mating moves. score: centipawns, MATCH_MATE_SCORE - n for a mate in n,
+ * MATCH_NO_SCORE when none came. */
+#define MATCH_MATE_SCORE 30000
+#define MATCH_NO_SCORE INT32_MIN
+bool match_depth_counts(int depth, int score);
 
 /* The report of the counts so far in one line (pairs, W/D/L, penta, Elo,
  * nElo, LLR). */

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "match.h"
 #include "progress.h"
 #include "table.h"
 #include "uciproc.h"
@@ -138,6 +139,20 @@ static void engine_info_lines_give_depth_score_and_bound(void)
     CHECK_EQ_INT(uciproc_parse_info("information depth 5", &i), 0);
 }
 
+/* A search that has found a mate reports depths of 100 and more in a few
+ * nodes (Fairy-Stockfish: 245): such moves stay out of the depth average. */
+static void moves_with_a_mate_score_stay_out_of_the_depth_average(void)
+{
+    CHECK(match_depth_counts(12, -35));
+    CHECK(match_depth_counts(7, MATCH_NO_SCORE));
+    CHECK(match_depth_counts(30, 2500));
+    CHECK(match_depth_counts(30, -2500));
+    CHECK(!match_depth_counts(0, 20));
+    CHECK(!match_depth_counts(245, MATCH_MATE_SCORE - 3));
+    CHECK(!match_depth_counts(99, -MATCH_MATE_SCORE + 4));
+    CHECK(!match_depth_counts(9, MATCH_MATE_SCORE));
+}
+
 static const check_case_t CASES[] = {
     CASE(a_table_pads_columns_and_right_aligns_numbers),
     CASE(utf8_names_count_as_characters_not_bytes),
@@ -147,6 +162,7 @@ static const check_case_t CASES[] = {
     CASE(the_llr_gauge_marks_the_llr_and_zero_between_the_bounds),
     CASE(run_ids_on_the_command_line_are_positive_numbers),
     CASE(engine_info_lines_give_depth_score_and_bound),
+    CASE(moves_with_a_mate_score_stay_out_of_the_depth_average),
     { 0 },
 };
 
