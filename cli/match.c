@@ -17,10 +17,6 @@
 #include "rules.h"
 #include "uciproc.h"
 
-/* A reported score at or beyond this is a mate (mate in n: MATE_SCORE - n). */
-#define MATE_SCORE MATCH_MATE_SCORE
-#define NO_SCORE MATCH_NO_SCORE
-
 typedef struct {
     const match_config_t *cfg;
     match_result_t *res;
@@ -144,7 +140,7 @@ static void s_parse_info(const char *line, int *depth, int *score)
     if (info.kind == UCIPROC_SCORE_CP)
         *score = info.value;
     else if (info.kind == UCIPROC_SCORE_MATE)
-        *score = info.value > 0 ? MATE_SCORE - info.value : -MATE_SCORE - info.value;
+        *score = info.value > 0 ? MATCH_MATE_SCORE - info.value : -MATCH_MATE_SCORE - info.value;
 }
 
 bool match_depth_counts(int depth, int score)
@@ -152,7 +148,8 @@ bool match_depth_counts(int depth, int score)
     if (depth <= 0)
         return false;
     /* mate in up to 1,000 moves either way */
-    return score == NO_SCORE || (score > -MATE_SCORE + 1000 && score < MATE_SCORE - 1000);
+    return score == MATCH_NO_SCORE ||
+           (score > -MATCH_MATE_SCORE + 1000 && score < MATCH_MATE_SCORE - 1000);
 }
 
 typedef enum { MOVE_OK, MOVE_CRASH, MOVE_HANG, MOVE_TIME, MOVE_ILLEGAL } move_outcome_t;
@@ -182,7 +179,7 @@ static move_outcome_t s_get_move(worker_t *w, uciproc_t *p, const char *start_fe
     if (rc < 0)
         return MOVE_CRASH;
     char line[8192];
-    *score = NO_SCORE;
+    *score = MATCH_NO_SCORE;
     *depth = 0;
     for (;;) {
         int64_t left = t0 + deadline_ms - uciproc_now_ms();
@@ -317,7 +314,7 @@ static int s_play_game(worker_t *w, int white_idx, const char *start_fen, int *h
         mlen += l;
         game_move_t *gm = &rec->moves[rec->plies++];
         gm->move = m;
-        gm->score = (int16_t) (score == NO_SCORE ? 0 : score > 32000 ? 32000
+        gm->score = (int16_t) (score == MATCH_NO_SCORE ? 0 : score > 32000 ? 32000
                                                    : score < -32000 ? -32000 : score);
         gm->time_ms = (int32_t) spent;
         board_make(&w->board, m);
@@ -329,7 +326,7 @@ static int s_play_game(worker_t *w, int white_idx, const char *start_fen, int *h
         }
 
         /* Adjudication from the engines' own scores (mover's view). */
-        if (score == NO_SCORE) {
+        if (score == MATCH_NO_SCORE) {
             lose_streak[side] = win_streak[side] = draw_streak[side] = 0;
             continue;
         }

@@ -92,7 +92,7 @@ int match_run(const match_config_t *cfg, match_result_t *res);
  * depth 245 and more), so those moves would make a deep average of a few
  * mating moves. score: centipawns, MATCH_MATE_SCORE - n for a mate in n,
  * MATCH_NO_SCORE when none came. */
-#define MATCH_MATE_SCORE 30000
+#define MATCH_MATE_SCORE 30000      /* a reported mate in n: +-(MATCH_MATE_SCORE - n) */
 #define MATCH_NO_SCORE INT32_MIN
 bool match_depth_counts(int depth, int score);
 
