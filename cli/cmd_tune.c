@@ -42,7 +42,8 @@ static const char USAGE[] =
     "  --per-game N      quiet positions drawn per game (10; 0 = all)\n"
     "  --skip-plies N    opening plies never drawn (8)\n"
     "  --seed S          the draw's seed (1)\n"
-    "  --params LIST     the parameters to fit: all (default) or names, comma-separated\n"
+    "  --params LIST     the parameters to fit: all (default: every evaluation\n"
+    "                    weight; never the Search... ones) or names, comma-separated\n"
     "  --tune-material   let the Pawn, Archbishop, Chancellor and Queen values move\n"
     "                    too (frozen by default: the values studies measure them)\n"
     "  --start FILE      start from this parameter set (JSON over the defaults)\n"
@@ -138,7 +139,7 @@ static int s_select(const cli_args_t *a, bool *tune)
     bool material = cli_opt(a, "tune_material") != NULL;
     if (!list || strcmp(list, "all") == 0) {
         for (int i = 0; i < PARAM_NB; i++)
-            tune[i] = material || !s_frozen(i);
+            tune[i] = (material || !s_frozen(i)) && !params_info(i)->search;
         return CLI_OK;
     }
     memset(tune, 0, PARAM_NB * sizeof *tune);
@@ -156,6 +157,11 @@ static int s_select(const cli_args_t *a, bool *tune)
         if (i < 0) {
             cli_error("--params: unknown parameter \"%s\" (capa-engine's UCI options list them)",
                       name);
+            return CLI_USAGE;
+        }
+        if (params_info(i)->search) {
+            cli_error("--params: %s is a search parameter: the static evaluation does not read "
+                      "it, so positions cannot fit it (an SPSA run tunes it)", name);
             return CLI_USAGE;
         }
         if (s_frozen(i) && !material) {

@@ -16,7 +16,12 @@ static const param_info_t s_info[PARAM_NB] = {
 #define PARAMS_IS_VALUE_(name) \
     (sizeof #name > 8 && #name[sizeof #name > 8 ? sizeof #name - 8 : 0] == 'V' && \
      #name[sizeof #name > 8 ? sizeof #name - 4 : 0] == 'e')
-#define PARAMS_INFO_(name, def, lo, hi) { #name, def, lo, hi, PARAMS_IS_VALUE_(name) },
+/* A search parameter is named Search...; the rest weigh the evaluation. */
+#define PARAMS_IS_SEARCH_(name) \
+    (sizeof #name > 7 && #name[0] == 'S' && #name[1] == 'e' && #name[2] == 'a' && \
+     #name[3] == 'r' && #name[4] == 'c' && #name[5] == 'h')
+#define PARAMS_INFO_(name, def, lo, hi) \
+    { #name, def, lo, hi, PARAMS_IS_VALUE_(name), PARAMS_IS_SEARCH_(name) },
     PARAMS_TABLE(PARAMS_INFO_)
 #undef PARAMS_INFO_
 };
@@ -40,7 +45,7 @@ void params_default(params_t *p)
 void params_material_only(params_t *p)
 {
     for (int i = 0; i < PARAM_NB; i++)
-        if (!s_info[i].material)
+        if (!s_info[i].material && !s_info[i].search)
             p->value[i] = 0;
 }
 

@@ -1,4 +1,4 @@
-/* params.h - the one named table of evaluation parameters.
+/* params.h - the one named table of the engine's parameters.
  *
  * Every tunable weight of the evaluation is a named integer (centipawns)
  * with a default, a minimum and a maximum. Terms that differ between the
@@ -37,6 +37,27 @@
  * (an archbishop, chancellor or queen attacked by a lesser rook,
  * archbishop or chancellor) and PawnPushThreat (a piece a safe pawn step
  * would attack) (test 19).
+ *
+ * Search parameters (named Search...; engine/search.c reads them, the
+ * evaluation does not) hold the search's margins and limits, defaults the
+ * constants the search used before they were named (bench 905037):
+ * SearchAspDelta the first aspiration half-window (cp); reverse futility
+ * at non-PV nodes of depth <= SearchRfpDepth with margin SearchRfpMargin
+ * x depth; the null move's reduction SearchNullBase + depth /
+ * SearchNullDepthDiv + min((eval - beta) / SearchNullEvalDiv, 3); internal
+ * iterative reduction from SearchIirDepth; late move pruning at depth <=
+ * SearchLmpDepth after SearchLmpBase + SearchLmpScale x depth^2 / 100
+ * quiet moves; futility at depth <= SearchFutDepth when eval +
+ * SearchFutBase + SearchFutMargin x depth <= alpha; SEE pruning of quiet
+ * moves at depth <= SearchSeeQuietDepth below -SearchSeeQuietMargin x
+ * depth^2, of captures at depth <= SearchSeeNoisyDepth below
+ * -SearchSeeNoisyMargin x depth; LMR from SearchLmrBase / 100 + ln(depth)
+ * ln(move) / (SearchLmrDivisor / 100), less (history + counter-move
+ * history) / SearchLmrHistoryDiv; history bonus SearchHistoryBonus x
+ * depth^2; quiescence delta pruning margin SearchQsDelta. They are what an
+ * SPSA run tunes for strength (configs/run-spsa-search.json); the texel
+ * tuner (capa tune) fits evaluation weights only and leaves them alone, and
+ * params_material_only keeps them.
  *
  * A params_t is a plain value (no pointers): copy it with `=`.
  */
@@ -151,7 +172,29 @@
     X(PawnPushThreatMg, 15, -300, 300)        \
     X(PawnPushThreatEg, 10, -300, 300)        \
     X(MopUpEg, 10, 0, 100)                    \
-    X(Tempo, 11, -100, 100)
+    X(Tempo, 11, -100, 100)                   \
+    X(SearchAspDelta, 30, 5, 300)             \
+    X(SearchRfpDepth, 6, 0, 16)               \
+    X(SearchRfpMargin, 90, 10, 400)           \
+    X(SearchNullBase, 3, 1, 8)                \
+    X(SearchNullDepthDiv, 4, 1, 16)           \
+    X(SearchNullEvalDiv, 200, 20, 1000)       \
+    X(SearchIirDepth, 4, 2, 16)               \
+    X(SearchLmpDepth, 4, 0, 16)               \
+    X(SearchLmpBase, 3, 1, 30)                \
+    X(SearchLmpScale, 200, 25, 800)           \
+    X(SearchFutDepth, 3, 0, 16)               \
+    X(SearchFutBase, 100, 0, 600)             \
+    X(SearchFutMargin, 120, 10, 600)          \
+    X(SearchSeeQuietDepth, 6, 0, 16)          \
+    X(SearchSeeQuietMargin, 25, 0, 200)       \
+    X(SearchSeeNoisyDepth, 4, 0, 16)          \
+    X(SearchSeeNoisyMargin, 100, 0, 500)      \
+    X(SearchLmrBase, 75, 0, 300)              \
+    X(SearchLmrDivisor, 225, 50, 1000)        \
+    X(SearchLmrHistoryDiv, 8000, 500, 65536)  \
+    X(SearchHistoryBonus, 16, 1, 400)         \
+    X(SearchQsDelta, 200, 0, 1000)
 
 typedef enum {
 #define PARAMS_ENUM_(name, def, lo, hi) PARAM_##name,
@@ -168,6 +211,7 @@ typedef struct {
     const char *name;
     int32_t def, min, max;
     bool material;  /* a piece value (kept by params_material_only) */
+    bool search;    /* a search parameter, Search... (kept too; not an evaluation weight) */
 } param_info_t;
 
 /* The number of parameters and the description of parameter i (0 <= i <
@@ -177,8 +221,9 @@ const param_info_t *params_info(int i);
 
 /* Fills *p with the defaults. */
 void params_default(params_t *p);
-/* Zeroes every parameter that is not a piece value (a material-only
- * evaluation, the baseline a strength test plays against). */
+/* Zeroes every evaluation parameter that is not a piece value (a
+ * material-only evaluation, the baseline a strength test plays against);
+ * the search parameters keep their values. */
 void params_material_only(params_t *p);
 /* Index of a parameter (exact, case-sensitive name), or CAPA_ENOTFOUND. */
 int params_find(const char *name);

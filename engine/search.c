@@ -18,6 +18,9 @@
 #define LMR_DEPTH 64
 #define LMR_MOVES 64
 
+/* A search parameter of s (engine/params.h: Search...). */
+#define SP(s, name) ((s)->params.value[PARAM_Search##name])
+
 typedef struct {
     move_t killer[2];
     int static_eval;
@@ -69,6 +72,15 @@ void search_limits_init(search_limits_t *l)
     l->time_ms[WHITE] = l->time_ms[BLACK] = -1;
 }
 
+/* The LMR table from SearchLmrBase and SearchLmrDivisor (hundredths). */
+static void s_lmr_init(search_t *s)
+{
+    double base = SP(s, LmrBase) / 100.0, div = SP(s, LmrDivisor) / 100.0;
+    for (int d = 0; d < LMR_DEPTH; d++)
+        for (int m = 0; m < LMR_MOVES; m++)
+            s->lmr[d][m] = (int8_t) (d && m ? base + log((double) d) * log((double) m) / div : 0);
+}
+
 search_t *search_new(size_t hash_mb)
 {
     eval_init();
@@ -84,10 +96,8 @@ search_t *search_new(size_t hash_mb)
         return NULL;
     }
     params_default(&s->params);
+    s_lmr_init(s);
     atomic_init(&s->stop, false);
-    for (int d = 0; d < LMR_DEPTH; d++)
-        for (int m = 0; m < LMR_MOVES; m++)
-            s->lmr[d][m] = (int8_t) (d && m ? 0.75 + log((double) d) * log((double) m) / 2.25 : 0);
     board_set_startpos(&s->board, VARIANT_CAPABLANCA);
     return s;
 }
@@ -114,7 +124,11 @@ int search_set_hash(search_t *s, size_t hash_mb)
 
 void search_set_params(search_t *s, const params_t *p)
 {
+    bool lmr = p->value[PARAM_SearchLmrBase] != SP(s, LmrBase) ||
+               p->value[PARAM_SearchLmrDivisor] != SP(s, LmrDivisor);
     s->params = *p;
+    if (lmr)
+        s_lmr_init(s);
 }
 
 const params_t *search_params(const search_t *s)
@@ -296,7 +310,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
         } else if (!in_check) {
             /* Delta pruning: even winning the piece cannot reach alpha. */
             int gain = SEE_VALUE[move_captured_type(b, m)];
-            if (!move_is_promotion(m) && stand + gain + 200 <= alpha)
+            if (!move_is_promotion(m) && stand + gain + SP(s, QsDelta) <= alpha)
                 continue;
             if (!see_ge(b, m, 0))
                 continue;
@@ -381,12 +395,13 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
 
     if (!pv_node && !in_check) {
         /* Reverse futility pruning. */
-        if (depth <= 6 && static_eval - 90 * depth >= beta && abs(beta) < SCORE_MATE_IN_MAX)
+        if (depth <= SP(s, RfpDepth) && static_eval - SP(s, RfpMargin) * depth >= beta &&
+            abs(beta) < SCORE_MATE_IN_MAX)
             return static_eval;
         /* Null move. */
         if (null_ok && depth >= 3 && static_eval >= beta && s_has_non_pawn(b, board_side(b))) {
-            int excess = (static_eval - beta) / 200;
-            int r = 3 + depth / 4 + (excess < 3 ? excess : 3);
+            int excess = (static_eval - beta) / SP(s, NullEvalDiv);
+            int r = SP(s, NullBase) + depth / SP(s, NullDepthDiv) + (excess < 3 ? excess : 3);
             s->stack[ply].move = MOVE_NULL;
             s->stack[ply].piece = NO_PIECE;
             board_make_null(b);
@@ -401,7 +416,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     /* Internal iterative reduction: without a hash move the node is searched
      * one ply shallower (it is likely new to the search, and its move
      * ordering weak). */
-    if (tt_move == MOVE_NONE && depth >= 4 && !in_check)
+    if (tt_move == MOVE_NONE && depth >= SP(s, IirDepth) && !in_check)
         depth--;
 
     movepick_t *mp = &s->pick[ply];
@@ -418,17 +433,20 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         bool killer = m == s->stack[ply].killer[0] || m == s->stack[ply].killer[1];
         if (!root && !in_check && best > -SCORE_MATE_IN_MAX && quiet && !pv_node) {
             /* Late move pruning and futility for quiet moves. */
-            if (depth <= 4 && moves >= 3 + depth * depth * 2)
+            if (depth <= SP(s, LmpDepth) &&
+                moves >= SP(s, LmpBase) + SP(s, LmpScale) * depth * depth / 100)
                 continue;
-            if (depth <= 3 && static_eval + 120 * depth + 100 <= alpha && moves > 0 &&
+            if (depth <= SP(s, FutDepth) &&
+                static_eval + SP(s, FutMargin) * depth + SP(s, FutBase) <= alpha && moves > 0 &&
                 !board_gives_check(b, m))
                 continue;
             /* A quiet move that loses material by exchange at low depth. */
-            if (depth <= 6 && moves > 0 && !see_ge(b, m, -25 * depth * depth))
+            if (depth <= SP(s, SeeQuietDepth) && moves > 0 &&
+                !see_ge(b, m, -SP(s, SeeQuietMargin) * depth * depth))
                 continue;
         }
-        if (!root && !in_check && !quiet && depth <= 4 && best > -SCORE_MATE_IN_MAX &&
-            moves > 0 && !see_ge(b, m, -100 * depth))
+        if (!root && !in_check && !quiet && depth <= SP(s, SeeNoisyDepth) &&
+            best > -SCORE_MATE_IN_MAX && moves > 0 && !see_ge(b, m, -SP(s, SeeNoisyMargin) * depth))
             continue;
 
         moves++;
@@ -453,7 +471,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                 int h = s->history[us][move_from(m)][move_to(m)];
                 if (cont)
                     h += (*cont)[piece_type(moved)][move_to(m)];
-                r -= h / 8000;
+                r -= h / SP(s, LmrHistoryDiv);
                 if (r > new_depth - 1)
                     r = new_depth - 1;
                 if (r < 0)
@@ -485,7 +503,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                             s->stack[ply].killer[1] = s->stack[ply].killer[0];
                             s->stack[ply].killer[0] = m;
                         }
-                        int bonus = depth * depth * 16;
+                        int bonus = SP(s, HistoryBonus) * depth * depth;
                         movepick_history_update(&s->history, us, m, bonus);
                         if (cont)
                             movepick_cont_update(cont, piece_type(moved), move_to(m), bonus);
@@ -564,7 +582,7 @@ int search_go(search_t *s, const board_t *root, const search_limits_t *limits,
     int prev = 0, stable = 0;
     for (int d = 1; d <= max_depth; d++) {
         s->root_best = MOVE_NONE;
-        int delta = 30;
+        int delta = SP(s, AspDelta);
         int alpha = -SCORE_INF, beta = SCORE_INF;
         if (d >= 5) {
             alpha = prev - delta > -SCORE_INF ? prev - delta : -SCORE_INF;

@@ -140,10 +140,16 @@ static void tune_fits_the_games_of_a_run_and_writes_a_set_the_engine_takes(void)
              PAIRS, 2 * PAIRS, (long long) s_run_id);
     CHECK_MSG(strstr(s_out, want), "%.900s", s_out);
     CHECK_MSG(strstr(s_out, "from 8 games (0 unfinished)"), "%.900s", s_out);
-    /* every parameter but the eight piece values the studies measure (P, A,
-     * C, Q, Mg and Eg), whatever the evaluation's parameters are today */
+    /* every evaluation parameter but the eight piece values the studies
+     * measure (P, A, C, Q, Mg and Eg), whatever the evaluation's parameters
+     * are today; never the search's (Search...) */
+    int search = 0;
+    for (int i = 0; i < params_count(); i++)
+        search += params_info(i)->search;
+    CHECK(search > 0);
     char tuned[96];
-    snprintf(tuned, sizeof tuned, "(fitted on the start); %d parameters tuned", params_count() - 8);
+    snprintf(tuned, sizeof tuned, "(fitted on the start); %d parameters tuned",
+             params_count() - 8 - search);
     CHECK_MSG(strstr(s_out, tuned), "%.900s", s_out);
     CHECK_MSG(strstr(s_out, "iteration 1: error "), "%.900s", s_out);
     const char *line = strstr(s_out, "\nerror ");
@@ -205,6 +211,10 @@ static void tune_refuses_bad_input_with_a_message(void)
              "--pgn '%s' --params ArchbishopValueMg --tune-material --iterations 1 --steps 5",
              s_pgn);
     CHECK_MSG(s_tune(args) == 0, "%.900s", s_out);
+    /* Search parameters: not read by the static evaluation, so never fitted. */
+    snprintf(args, sizeof args, "--pgn '%s' --params SearchRfpMargin", s_pgn);
+    CHECK_EQ_INT(s_tune(args), 1);
+    CHECK_MSG(strstr(s_out, "SearchRfpMargin is a search parameter"), "%.900s", s_out);
 
     snprintf(bad, sizeof bad, "%s/tests/test_tune_bad_%d.pgn", CAPA_BINARY_DIR, (int) getpid());
     s_write(bad, "[Variant \"caparandom\"]\n[FEN \"nbrnbqakcr/pppppppppp/10/10/10/10/PPPPPPPPPP/"

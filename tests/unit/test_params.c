@@ -1,6 +1,7 @@
 /* test_params.c - the named parameter table and its JSON form. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -16,7 +17,8 @@ static void defaults_lie_within_their_bounds_and_names_are_unique(void)
         CHECK(pi && pi->name);
         CHECK_MSG(pi->min <= pi->def && pi->def <= pi->max, "%s", pi->name);
         CHECK_EQ_INT(params_find(pi->name), i);
-        CHECK_MSG((pi->min <= 0 && pi->max >= 0) || pi->material, "%s cannot be zeroed", pi->name);
+        CHECK_MSG((pi->min <= 0 && pi->max >= 0) || pi->material || pi->search,
+                  "%s cannot be zeroed", pi->name);
     }
     CHECK(params_info(params_count()) == NULL);
     CHECK(params_info(-1) == NULL);
@@ -125,6 +127,28 @@ static void check_callback_agrees_with_params_check(void)
     CHECK_EQ_INT(params_check_cb("MopUpEg", -5, err, sizeof err, NULL), CAPA_ERANGE);
 }
 
+static void search_parameters_are_the_search_ones_and_material_only_keeps_them(void)
+{
+    int n = 0;
+    params_t p;
+    params_default(&p);
+    params_material_only(&p);
+    for (int i = 0; i < params_count(); i++) {
+        const param_info_t *pi = params_info(i);
+        bool named = strncmp(pi->name, "Search", 6) == 0;
+        CHECK_MSG(pi->search == named, "%s", pi->name);
+        CHECK_MSG(!(pi->search && pi->material), "%s", pi->name);
+        if (pi->search) {
+            n++;
+            CHECK_MSG(p.value[i] == pi->def, "%s zeroed by params_material_only", pi->name);
+        }
+    }
+    CHECK(n >= 20);
+    CHECK(params_info(PARAM_SearchRfpMargin)->search);
+    CHECK(!params_info(PARAM_Tempo)->search);
+    CHECK(!params_info(PARAM_KnightValueMg)->search);
+}
+
 static void material_only_keeps_piece_values_and_zeroes_the_rest(void)
 {
     params_t p;
@@ -159,6 +183,7 @@ static const check_case_t CASES[] = {
     CASE(to_json_round_trips_and_lists_only_changes_on_request),
     CASE(check_callback_agrees_with_params_check),
     CASE(material_only_keeps_piece_values_and_zeroes_the_rest),
+    CASE(search_parameters_are_the_search_ones_and_material_only_keeps_them),
     CASE(cjson_objects_are_accepted_directly),
     { 0 } };
 

@@ -3,6 +3,7 @@
 
 #include "check.h"
 #include "err.h"
+#include "params.h"
 #include "rundoc.h"
 
 static rundoc_t *s_parse_ok(const char *text)
@@ -42,7 +43,9 @@ static void every_example_run_document_parses(void)
     for (size_t i = 0; i < g.gl_pathc; i++) {
         rundoc_t *d = NULL;
         char err[512];
-        int rc = rundoc_load_file(g.gl_pathv[i], NULL, NULL, &d, err, sizeof err);
+        /* checked against the engine's table: every name exists and every
+         * start, min and max lies within its bounds */
+        int rc = rundoc_load_file(g.gl_pathv[i], params_check_cb, NULL, &d, err, sizeof err);
         CHECK_MSG(rc == 0, "%s", err);
         s_check_canonical_fixed_point(d);
         rundoc_destroy(&d);

@@ -291,6 +291,41 @@ static void searches_in_every_variant_return_legal_moves(void)
     search_destroy(&s);
 }
 
+/* The Search... parameters reach the search: a fixed-depth search from a
+ * fresh table costs other node counts when a margin or the LMR table
+ * changes, and the same count again when the defaults come back (so the
+ * LMR table is rebuilt both ways). */
+static void search_parameters_steer_the_search(void)
+{
+    s_set("rnabqkbcnr/pppppppppp/10/10/4P5/10/PPPP1PPPPP/RNABQKBCNR b KQkq e3 0 1",
+          VARIANT_CAPABLANCA);
+    search_t *s = search_new(16);
+    params_t p;
+    params_default(&p);
+    search_result_t base = s_search_depth(s, 7);
+    static const struct { int id, value; } CHANGES[] = {
+        { PARAM_SearchLmrDivisor, 150 },  { PARAM_SearchLmrBase, 150 },
+        { PARAM_SearchRfpMargin, 300 },   { PARAM_SearchNullBase, 1 },
+        { PARAM_SearchLmpScale, 50 },     { PARAM_SearchSeeQuietMargin, 150 },
+        { PARAM_SearchAspDelta, 5 },      { PARAM_SearchHistoryBonus, 200 },
+    };
+    for (size_t i = 0; i < sizeof CHANGES / sizeof CHANGES[0]; i++) {
+        params_t q = p;
+        q.value[CHANGES[i].id] = CHANGES[i].value;
+        search_set_params(s, &q);
+        search_new_game(s);
+        search_result_t r = s_search_depth(s, 7);
+        CHECK_MSG(r.nodes != base.nodes, "%s = %d searched as many nodes (%llu) as the default",
+                  params_info(CHANGES[i].id)->name, CHANGES[i].value,
+                  (unsigned long long) r.nodes);
+        search_set_params(s, &p);
+        search_new_game(s);
+        r = s_search_depth(s, 7);
+        CHECK_EQ_INT((long long) r.nodes, (long long) base.nodes);
+    }
+    search_destroy(&s);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_chancellor_mates_on_the_back_rank_in_one),
     CASE(the_mated_side_sees_the_mate_against_it),
@@ -306,6 +341,7 @@ static const check_case_t CASES[] = {
     CASE(the_soft_limit_scales_with_stability_and_never_passes_the_hard_one),
     CASE(see_judges_simple_exchanges),
     CASE(searches_in_every_variant_return_legal_moves),
+    CASE(search_parameters_steer_the_search),
     { 0 } };
 
 int main(int argc, char **argv)
