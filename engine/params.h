@@ -40,7 +40,8 @@
  *
  * Search parameters (named Search...; engine/search.c reads them, the
  * evaluation does not) hold the search's margins and limits, defaults the
- * constants the search used before they were named (bench 905037):
+ * constants the search used before they were named (bench 905037), but
+ * for the history bonus (SearchHistory..., test 38 in docs/strength.md):
  * SearchAspDelta the first aspiration half-window (cp); reverse futility
  * at non-PV nodes of depth <= SearchRfpDepth with margin SearchRfpMargin
  * x depth; the null move's reduction SearchNullBase + depth /
@@ -53,8 +54,11 @@
  * depth^2, of captures at depth <= SearchSeeNoisyDepth below
  * -SearchSeeNoisyMargin x depth; LMR from SearchLmrBase / 100 + ln(depth)
  * ln(move) / (SearchLmrDivisor / 100), less (history + counter-move
- * history) / SearchLmrHistoryDiv; history bonus SearchHistoryBonus x
- * depth^2; quiescence delta pruning margin SearchQsDelta. They are what an
+ * history) / SearchLmrHistoryDiv; the history bonus of a quiet move
+ * that cuts off (and the malus of those tried before it) SearchHistoryBonus
+ * x depth^2 + SearchHistoryLinear x depth + SearchHistoryOffset, at most
+ * SearchHistoryMax and at least 1; quiescence delta pruning margin
+ * SearchQsDelta. They are what an
  * SPSA run tunes for strength (configs/run-spsa-search.json); the texel
  * tuner (capa tune) fits evaluation weights only and leaves them alone, and
  * params_material_only keeps them.
@@ -193,7 +197,10 @@
     X(SearchLmrBase, 75, 0, 300)              \
     X(SearchLmrDivisor, 225, 50, 1000)        \
     X(SearchLmrHistoryDiv, 8000, 500, 65536)  \
-    X(SearchHistoryBonus, 16, 1, 400)         \
+    X(SearchHistoryBonus, 44, 1, 400)         \
+    X(SearchHistoryLinear, 211, -2000, 2000)  \
+    X(SearchHistoryOffset, -205, -4000, 4000) \
+    X(SearchHistoryMax, 8000, 100, 16384)     \
     X(SearchQsDelta, 200, 0, 1000)
 
 typedef enum {

@@ -503,7 +503,12 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                             s->stack[ply].killer[1] = s->stack[ply].killer[0];
                             s->stack[ply].killer[0] = m;
                         }
-                        int bonus = SP(s, HistoryBonus) * depth * depth;
+                        int bonus = SP(s, HistoryBonus) * depth * depth +
+                                    SP(s, HistoryLinear) * depth + SP(s, HistoryOffset);
+                        if (bonus > SP(s, HistoryMax))
+                            bonus = SP(s, HistoryMax);
+                        if (bonus < 1)
+                            bonus = 1;
                         movepick_history_update(&s->history, us, m, bonus);
                         if (cont)
                             movepick_cont_update(cont, piece_type(moved), move_to(m), bonus);
