@@ -124,11 +124,8 @@ int search_set_hash(search_t *s, size_t hash_mb)
 
 void search_set_params(search_t *s, const params_t *p)
 {
-    bool lmr = p->value[PARAM_SearchLmrBase] != SP(s, LmrBase) ||
-               p->value[PARAM_SearchLmrDivisor] != SP(s, LmrDivisor);
     s->params = *p;
-    if (lmr)
-        s_lmr_init(s);
+    s_lmr_init(s);
 }
 
 const params_t *search_params(const search_t *s)
