@@ -1,11 +1,16 @@
 /* eval.c - the parameterised static evaluation. */
 #include "eval.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attacks.h"
+
+/* More squares than any piece attacks on a 10x8 board (a queen: at most 16
+ * along the lines and 13 along the diagonals). */
+#define MOBILITY_MAX 48
 
 /* Constant tables, filled once by eval_init. */
 typedef struct {
@@ -20,6 +25,7 @@ typedef struct {
     int8_t centre[SQ_NB];                     /* 0 (corner) .. 7 (the four centre squares) */
     int8_t centre_rel[SQ_NB];                 /* centre[s] minus its board average (rounded) */
     int8_t distance[SQ_NB][SQ_NB];            /* king distance */
+    int16_t mobility[PIECE_TYPE_NB][MOBILITY_MAX];  /* s_mobility_curve, sixteenths */
 } eval_tables_t;
 
 static eval_tables_t s_t;
@@ -32,7 +38,9 @@ static const int PHASE_WEIGHT[PIECE_TYPE_NB] = { 0, 0, 1, 1, 2, 4, 4, 4, 0 };
  * each kind's base grows by what that adds on average, rounded: rook +0.8,
  * archbishop +1.1, queen +1.3 (one each), chancellor +1.5 (two), knight +0.5
  * and bishop +0.3 (none), in 33,557 quiet positions of 548 games at 10,000
- * nodes; so an average piece's mobility term stays where it was. */
+ * nodes; so an average piece's mobility term stays where it was. The
+ * count then goes through s_mobility_curve, which is 0 at the base and
+ * concave (docs/strength.md, test 40). */
 static const int MOBILITY_BASE[PIECE_TYPE_NB] = { 0, 0, 4, 6, 8, 11, 13, 14, 0 };
 /* Danger units per attacked king-zone square, per attacker type. */
 static const int ATTACK_UNIT[PIECE_TYPE_NB] = {
@@ -66,6 +74,17 @@ static int s_abs(int x)
 static int s_max(int a, int b)
 {
     return a > b ? a : b;
+}
+
+/* The mobility of a piece that attacks n squares of the mobility area, in
+ * sixteenths of a square: 2 sqrt(n b) - 2 b for its kind's base b, which is
+ * 0 at n = b and rises by one square per square there, as the linear count
+ * n - b did; below b it falls faster, above b it rises slower (a trapped
+ * piece loses more than a free one gains). */
+static int s_mobility_curve(int n, int base)
+{
+    double v = 2.0 * sqrt((double) n * base) - 2.0 * base;
+    return (int) lround(16.0 * v);
 }
 
 static void s_init(void)
@@ -115,6 +134,9 @@ static void s_init(void)
         for (square_t t = 0; t < SQ_NB; t++)
             s_t.distance[s][t] = (int8_t) s_max(s_abs(square_file(t) - f), s_abs(square_rank(t) - r));
     }
+    for (int t = 0; t < PIECE_TYPE_NB; t++)
+        for (int n = 0; n < MOBILITY_MAX; n++)
+            s_t.mobility[t][n] = (int16_t) s_mobility_curve(n, MOBILITY_BASE[t]);
 }
 
 void eval_init(void)
@@ -359,6 +381,7 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
     square_t their_king = board_king_sq(b, them);
     bitboard_t zone = s_t.zone[them][their_king];
     int m = 0, e = 0;
+    int mob_m = 0, mob_e = 0; /* sixteenths */
     int units = 0;
     bitboard_t all_att = our_pawn_att, minor_att = 0;
     for (int t = 0; t < PIECE_TYPE_NB; t++)
@@ -394,9 +417,9 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
             out->by[t] |= att;
             if (t == KNIGHT || t == BISHOP)
                 minor_att |= att;
-            int mob = s_popcount(att & mob_area) - MOBILITY_BASE[t];
-            m += mob * p->value[MOB_MG[t]];
-            e += mob * p->value[MOB_MG[t] + 1];
+            int mob = s_t.mobility[t][s_popcount(att & mob_area)];
+            mob_m += mob * p->value[MOB_MG[t]];
+            mob_e += mob * p->value[MOB_MG[t] + 1];
             units += p->value[ATTACK_UNIT[t]] * s_popcount(att & zone);
             int rr = square_relative_rank(us, s);
             /* Outpost: in the enemy half, defended by a pawn, and no enemy
@@ -426,6 +449,8 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
             }
         }
     }
+    m += mob_m / 16;
+    e += mob_e / 16;
     if (bb_more_than_one(board_pieces(b, us, BISHOP))) {
         bitboard_t bishops = board_pieces(b, us, BISHOP);
         bitboard_t dark = bishops & s_t.dark;

@@ -215,16 +215,35 @@ static int s_knight_mobility(const char *fen)
 static void mobility_counts_squares_of_own_pieces_but_not_own_pawns_king_or_enemy_pawn_attacks(void)
 {
     /* The knight on e4 reaches c3, c5, d2, d6, f2, f6, g3 and g5; the piece
-     * moved between g3 and a square it does not reach. */
+     * moved between g3 and a square it does not reach. With the weight at 8,
+     * 8 squares are worth 53 x 8 / 16 = 26 and 7 squares 41 x 8 / 16 = 20
+     * (the curve 2 sqrt(4 n) - 8 in sixteenths, rounded; the side's sum
+     * divided by 16, towards zero): one square less costs 6. */
     const char *empty = "9k/p9/10/10/4N5/10/8PP/K9 w - - 0 1";
     int base = s_knight_mobility(empty);
+    CHECK_EQ_INT(base, 26);
     CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6R3/8PP/K9 w - - 0 1"), base);
-    CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6P3/8PP/K9 w - - 0 1"), base - 8);
-    CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6K3/8PP/10 w - - 0 1"), base - 8);
+    CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6P3/8PP/K9 w - - 0 1"), base - 6);
+    CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6K3/8PP/10 w - - 0 1"), base - 6);
     /* A black pawn on h4 attacks g3 (and i3, which the knight does not reach). */
-    CHECK_EQ_INT(s_knight_mobility("9k/10/10/10/4N2p2/10/8PP/K9 w - - 0 1"), base - 8);
+    CHECK_EQ_INT(s_knight_mobility("9k/10/10/10/4N2p2/10/8PP/K9 w - - 0 1"), base - 6);
     /* An enemy piece on g3 not defended by a pawn is a square like any other. */
     CHECK_EQ_INT(s_knight_mobility("9k/p9/10/10/4N5/6r3/8PP/K9 w - - 0 1"), base);
+}
+
+static void mobility_counts_less_per_square_the_freer_the_piece(void)
+{
+    /* The knight on a1 reaches b3 and c2; a pawn of ours on c2 leaves it b3
+     * alone: 2 squares are -37 sixteenths, 1 square -64, so with the weight
+     * at 8 the lost square costs 18 - 32 = -14 (-18.5 and -32 towards zero),
+     * more than twice the 6 that one of the e4 knight's 8 costs. */
+    int two = s_knight_mobility("9k/p9/10/10/10/10/8PP/N8K w - - 0 1");
+    int one = s_knight_mobility("9k/p9/10/10/10/10/2P5PP/N8K w - - 0 1");
+    CHECK_EQ_INT(two, -18);
+    CHECK_EQ_INT(one, -32);
+    int free_loss = s_knight_mobility("9k/p9/10/10/4N5/10/8PP/K9 w - - 0 1") -
+                    s_knight_mobility("9k/p9/10/10/4N5/6P3/8PP/K9 w - - 0 1");
+    CHECK(two - one > 2 * free_loss);
 }
 
 static void a_backward_pawn_is_one_whose_neighbours_have_gone_ahead_and_whose_stop_is_guarded(void)
@@ -476,6 +495,7 @@ static const check_case_t CASES[] = {
     CASE(king_danger_needs_a_queen_chancellor_or_archbishop),
     CASE(king_danger_grows_faster_than_the_attack_and_stops_at_its_cap),
     CASE(mobility_counts_squares_of_own_pieces_but_not_own_pawns_king_or_enemy_pawn_attacks),
+    CASE(mobility_counts_less_per_square_the_freer_the_piece),
     CASE(a_backward_pawn_is_one_whose_neighbours_have_gone_ahead_and_whose_stop_is_guarded),
     CASE(an_outpost_is_a_defended_square_no_enemy_pawn_can_attack),
     CASE(a_rook_or_chancellor_on_the_seventh_needs_pawns_there_or_the_king_behind),

@@ -136,10 +136,10 @@ static void a_new_game_forgets_and_repeats_the_same_search(void)
 {
     search_t *s = search_new(8);
     s_set("rnbqckabnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNBQCKABNR w KQkq - 0 1", VARIANT_GOTHIC);
-    search_result_t a = s_search_depth(s, 6);
-    search_result_t warm = s_search_depth(s, 6);
+    search_result_t a = s_search_depth(s, 7);
+    search_result_t warm = s_search_depth(s, 7);
     search_new_game(s);
-    search_result_t b = s_search_depth(s, 6);
+    search_result_t b = s_search_depth(s, 7);
     CHECK(a.best == b.best);
     CHECK_EQ_U64(a.nodes, b.nodes);
     CHECK(warm.nodes < a.nodes);  /* the table helped the second search */
