@@ -235,8 +235,8 @@ static void mobility_counts_less_per_square_the_freer_the_piece(void)
 {
     /* The knight on a1 reaches b3 and c2; a pawn of ours on c2 leaves it b3
      * alone: 2 squares are -37 sixteenths, 1 square -64, so with the weight
-     * at 8 the lost square costs 18 - 32 = -14 (-18.5 and -32 towards zero),
-     * more than twice the 6 that one of the e4 knight's 8 costs. */
+     * at 8 they score -18 (-18.5 towards zero) and -32: the lost square
+     * costs 14, more than twice the 6 that one of the e4 knight's 8 costs. */
     int two = s_knight_mobility("9k/p9/10/10/10/10/8PP/N8K w - - 0 1");
     int one = s_knight_mobility("9k/p9/10/10/10/10/2P5PP/N8K w - - 0 1");
     CHECK_EQ_INT(two, -18);
