@@ -17,6 +17,12 @@
 
 #define LMR_DEPTH 64
 #define LMR_MOVES 64
+/* Correction history: per side to move and pawn structure (the low bits of
+ * the pawn key), what the search found beyond the static evaluation, in
+ * CORR_GRAIN-ths of a centipawn, at most CORR_LIMIT in size. */
+#define CORR_SIZE 16384
+#define CORR_GRAIN 32
+#define CORR_LIMIT (64 * CORR_GRAIN)
 
 /* A search parameter of s (engine/params.h: Search...). */
 #define SP(s, name) ((s)->params.value[PARAM_Search##name])
@@ -35,6 +41,7 @@ struct search_s {
     eval_pawn_table_t *pawns;
     history_table_t history;
     cont_history_t cont;
+    int16_t corr[COLOR_NB][CORR_SIZE];
     ply_state_t stack[MAX_PLY + 4];
     movepick_t pick[MAX_PLY + 4];
     move_t pv[MAX_PLY + 1][MAX_PLY + 1];
@@ -138,6 +145,7 @@ void search_new_game(search_t *s)
     tt_clear(s->tt);
     memset(s->history, 0, sizeof s->history);
     memset(s->cont, 0, sizeof s->cont);
+    memset(s->corr, 0, sizeof s->corr);
     memset(s->stack, 0, sizeof s->stack);
 }
 
@@ -246,6 +254,35 @@ static move_t s_next_quiet_check(const board_t *b, const move_list_t *list, int 
 /* Captures and promotions until the position is quiet (all moves when in
  * check); with checks (the first ply below the main search), also the quiet
  * checks by the archbishop, chancellor and queen. */
+/* The static evaluation raw (from the evaluation or the hash table)
+ * corrected by what searches of positions with the same pawns and side to
+ * move found beyond it; never a mate score. */
+static int s_corrected(const search_t *s, const board_t *b, int raw)
+{
+    int v = raw + s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)] / CORR_GRAIN;
+    if (v >= SCORE_MATE_IN_MAX)
+        v = SCORE_MATE_IN_MAX - 1;
+    if (v <= -SCORE_MATE_IN_MAX)
+        v = -SCORE_MATE_IN_MAX + 1;
+    return v;
+}
+
+/* Moves the correction of b's pawns and side to move towards what a search
+ * to depth found (best) beyond the corrected evaluation (eval): a step of
+ * (best - eval) x depth / 8 centipawns at most CORR_LIMIT / 4 grains, less
+ * the entry x |step| / CORR_LIMIT, so that the entry stays within
+ * +-CORR_LIMIT and old results fade. */
+static void s_corr_update(search_t *s, const board_t *b, int best, int eval, int depth)
+{
+    int16_t *e = &s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)];
+    int step = (best - eval) * depth / 8 * CORR_GRAIN;
+    if (step > CORR_LIMIT / 4)
+        step = CORR_LIMIT / 4;
+    if (step < -CORR_LIMIT / 4)
+        step = -CORR_LIMIT / 4;
+    *e = (int16_t) (*e + step - *e * abs(step) / CORR_LIMIT);
+}
+
 static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
 {
     board_t *b = &s->board;
@@ -273,9 +310,10 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
             return ts;
     }
 
-    int best = -SCORE_INF, stand = -SCORE_INF;
+    int best = -SCORE_INF, stand = -SCORE_INF, raw = 0;
     if (!in_check) {
-        stand = hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
+        raw = hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
+        stand = s_corrected(s, b, raw);
         if (stand >= beta)
             return stand;
         if (stand > alpha)
@@ -334,8 +372,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
     if (in_check && moves == 0)
         return -SCORE_MATE + ply;
     int bound = best >= beta ? TT_BOUND_LOWER : alpha > old_alpha ? TT_BOUND_EXACT : TT_BOUND_UPPER;
-    tt_store(s->tt, board_key(b), best_move, tt_score_to(best, ply),
-             in_check ? 0 : stand, 0, bound);
+    tt_store(s->tt, board_key(b), best_move, tt_score_to(best, ply), raw, 0, bound);
     return best;
 }
 
@@ -384,9 +421,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             return tt_score;
     }
 
-    int static_eval = in_check ? -SCORE_INF
-                      : hit    ? te.eval
-                               : eval_evaluate_cached(b, &s->params, s->pawns);
+    int raw_eval = in_check ? 0 : hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
+    int static_eval = in_check ? -SCORE_INF : s_corrected(s, b, raw_eval);
     s->stack[ply].static_eval = static_eval;
     s->stack[ply + 2].killer[0] = s->stack[ply + 2].killer[1] = MOVE_NONE;
 
@@ -529,8 +565,14 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     if (moves == 0)
         return in_check ? -SCORE_MATE + ply : 0;
     int bound = best >= beta ? TT_BOUND_LOWER : alpha > old_alpha ? TT_BOUND_EXACT : TT_BOUND_UPPER;
-    tt_store(s->tt, board_key(b), best_move, tt_score_to(best, ply),
-             in_check ? 0 : static_eval, depth, bound);
+    /* What the search found beyond the static evaluation, unless a capture
+     * or promotion explains it or the bound says nothing about it. */
+    if (!in_check && !s->aborted &&
+        (best_move == MOVE_NONE || (!move_is_capture(b, best_move) && !move_is_promotion(best_move))) &&
+        !(bound == TT_BOUND_LOWER && best <= static_eval) &&
+        !(bound == TT_BOUND_UPPER && best >= static_eval) && abs(best) < SCORE_MATE_IN_MAX)
+        s_corr_update(s, b, best, static_eval, depth);
+    tt_store(s->tt, board_key(b), best_move, tt_score_to(best, ply), raw_eval, depth, bound);
     return best;
 }
 

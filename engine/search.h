@@ -4,7 +4,10 @@
  * with SEE pruning (and, at its first ply, the quiet checks of the
  * archbishop, chancellor and queen), null move, reverse futility pruning,
  * late move reductions and pruning, killers and history, check extensions
- * and mate-distance scores.
+ * and mate-distance scores. The static evaluation the search prunes with is
+ * corrected by a correction history: per side to move and pawn structure,
+ * what earlier searches found beyond the evaluation (docs/strength.md,
+ * test 44); a new game forgets it with the rest.
  *
  * A search_t is one engine: its own hash table, pawn table (eval.h),
  * history, parameters and board copy; no globals, so any number of engines
