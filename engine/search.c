@@ -18,8 +18,10 @@
 #define LMR_DEPTH 64
 #define LMR_MOVES 64
 /* Correction history: per side to move and pawn structure (the low bits of
- * the pawn key), what the search found beyond the static evaluation, in
- * CORR_GRAIN-ths of a centipawn, at most CORR_LIMIT in size. */
+ * the pawn key), and per side to move and the last move's piece and
+ * destination, what the search found beyond the static evaluation, in
+ * CORR_GRAIN-ths of a centipawn, at most CORR_LIMIT in size. The second
+ * counts half. */
 #define CORR_SIZE 16384
 #define CORR_GRAIN 32
 #define CORR_LIMIT (64 * CORR_GRAIN)
@@ -42,6 +44,7 @@ struct search_s {
     history_table_t history;
     cont_history_t cont;
     int16_t corr[COLOR_NB][CORR_SIZE];
+    int16_t corr_last[COLOR_NB][32][SQ_NB];  /* by the last move's piece and square */
     ply_state_t stack[MAX_PLY + 4];
     movepick_t pick[MAX_PLY + 4];
     move_t pv[MAX_PLY + 1][MAX_PLY + 1];
@@ -146,6 +149,7 @@ void search_new_game(search_t *s)
     memset(s->history, 0, sizeof s->history);
     memset(s->cont, 0, sizeof s->cont);
     memset(s->corr, 0, sizeof s->corr);
+    memset(s->corr_last, 0, sizeof s->corr_last);
     memset(s->stack, 0, sizeof s->stack);
 }
 
@@ -257,9 +261,23 @@ static move_t s_next_quiet_check(const board_t *b, const move_list_t *list, int 
 /* The static evaluation raw (from the evaluation or the hash table)
  * corrected by what searches of positions with the same pawns and side to
  * move found beyond it; never a mate score. */
-static int s_corrected(const search_t *s, const board_t *b, int raw)
+/* The correction entry of the move that led to b (by the piece now on its
+ * destination square), or NULL at a FEN's first position or after a null
+ * move. */
+static int16_t *s_corr_last(search_t *s, const board_t *b)
 {
-    int v = raw + s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)] / CORR_GRAIN;
+    move_t m = board_last_move(b);
+    if (m == MOVE_NONE || m == MOVE_NULL)
+        return NULL;
+    piece_t pc = board_piece_on(b, move_to(m));
+    return &s->corr_last[board_side(b)][pc & 31][move_to(m)];
+}
+
+static int s_corrected(search_t *s, const board_t *b, int raw)
+{
+    const int16_t *last = s_corr_last(s, b);
+    int v = raw + s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)] / CORR_GRAIN +
+            (last ? *last / (2 * CORR_GRAIN) : 0);
     if (v >= SCORE_MATE_IN_MAX)
         v = SCORE_MATE_IN_MAX - 1;
     if (v <= -SCORE_MATE_IN_MAX)
@@ -267,7 +285,7 @@ static int s_corrected(const search_t *s, const board_t *b, int raw)
     return v;
 }
 
-/* Moves the correction of b's pawns and side to move towards what a search
+/* Moves the corrections of b (both tables) towards what a search
  * to depth found (best) beyond the corrected evaluation (eval): a step of
  * (best - eval) x depth / 8 centipawns at most CORR_LIMIT / 4 grains, less
  * the entry x |step| / CORR_LIMIT, so that the entry stays within
@@ -281,6 +299,9 @@ static void s_corr_update(search_t *s, const board_t *b, int best, int eval, int
     if (step < -CORR_LIMIT / 4)
         step = -CORR_LIMIT / 4;
     *e = (int16_t) (*e + step - *e * abs(step) / CORR_LIMIT);
+    e = s_corr_last(s, b);
+    if (e)
+        *e = (int16_t) (*e + step - *e * abs(step) / CORR_LIMIT);
 }
 
 static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)

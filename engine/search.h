@@ -6,8 +6,9 @@
  * late move reductions and pruning, killers and history, check extensions
  * and mate-distance scores. The static evaluation the search prunes with is
  * corrected by a correction history: per side to move and pawn structure,
- * what earlier searches found beyond the evaluation (docs/strength.md,
- * test 44); a new game forgets it with the rest.
+ * and per side to move and the last move's piece and destination, what
+ * earlier searches found beyond the evaluation (docs/strength.md, tests 44
+ * and 46); a new game forgets it with the rest.
  *
  * A search_t is one engine: its own hash table, pawn table (eval.h),
  * history, parameters and board copy; no globals, so any number of engines
