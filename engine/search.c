@@ -44,7 +44,7 @@ struct search_s {
     history_table_t history;
     cont_history_t cont;
     int16_t corr[COLOR_NB][CORR_SIZE];
-    int16_t corr_last[COLOR_NB][32][SQ_NB];  /* by the last move's piece and square */
+    int16_t corr_last[COLOR_NB][PIECE_NB][SQ_NB];  /* by the last move's piece and square */
     ply_state_t stack[MAX_PLY + 4];
     movepick_t pick[MAX_PLY + 4];
     move_t pv[MAX_PLY + 1][MAX_PLY + 1];
@@ -255,12 +255,12 @@ static move_t s_next_quiet_check(const board_t *b, const move_list_t *list, int 
     return MOVE_NONE;
 }
 
-/* Captures and promotions until the position is quiet (all moves when in
- * check); with checks (the first ply below the main search), also the quiet
- * checks by the archbishop, chancellor and queen. */
-/* The static evaluation raw (from the evaluation or the hash table)
- * corrected by what searches of positions with the same pawns and side to
- * move found beyond it; never a mate score. */
+/* The correction entry of b's pawns and side to move. */
+static int16_t *s_corr_pawns(search_t *s, const board_t *b)
+{
+    return &s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)];
+}
+
 /* The correction entry of the move that led to b (by the piece now on its
  * destination square), or NULL at a FEN's first position or after a null
  * move. */
@@ -269,15 +269,17 @@ static int16_t *s_corr_last(search_t *s, const board_t *b)
     move_t m = board_last_move(b);
     if (m == MOVE_NONE || m == MOVE_NULL)
         return NULL;
-    piece_t pc = board_piece_on(b, move_to(m));
-    return &s->corr_last[board_side(b)][pc & 31][move_to(m)];
+    return &s->corr_last[board_side(b)][board_piece_on(b, move_to(m))][move_to(m)];
 }
 
+/* The static evaluation raw (from the evaluation or the hash table)
+ * corrected by what searches found beyond it in positions with the same
+ * pawns, and after the same last move, with the same side to move; never a
+ * mate score. */
 static int s_corrected(search_t *s, const board_t *b, int raw)
 {
     const int16_t *last = s_corr_last(s, b);
-    int v = raw + s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)] / CORR_GRAIN +
-            (last ? *last / (2 * CORR_GRAIN) : 0);
+    int v = raw + *s_corr_pawns(s, b) / CORR_GRAIN + (last ? *last / (2 * CORR_GRAIN) : 0);
     if (v >= SCORE_MATE_IN_MAX)
         v = SCORE_MATE_IN_MAX - 1;
     if (v <= -SCORE_MATE_IN_MAX)
@@ -285,25 +287,32 @@ static int s_corrected(search_t *s, const board_t *b, int raw)
     return v;
 }
 
-/* Moves the corrections of b (both tables) towards what a search
- * to depth found (best) beyond the corrected evaluation (eval): a step of
- * (best - eval) x depth / 8 centipawns at most CORR_LIMIT / 4 grains, less
- * the entry x |step| / CORR_LIMIT, so that the entry stays within
- * +-CORR_LIMIT and old results fade. */
+/* Moves a correction entry by step grains, less entry x |step| /
+ * CORR_LIMIT, so that it stays within +-CORR_LIMIT and old results fade. */
+static void s_corr_nudge(int16_t *e, int step)
+{
+    *e = (int16_t) (*e + step - *e * abs(step) / CORR_LIMIT);
+}
+
+/* Moves the corrections of b (both tables) towards what a search to depth
+ * found (best) beyond the corrected evaluation (eval): a step of (best -
+ * eval) x depth / 8 centipawns, at most CORR_LIMIT / 4 grains. */
 static void s_corr_update(search_t *s, const board_t *b, int best, int eval, int depth)
 {
-    int16_t *e = &s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)];
     int step = (best - eval) * depth / 8 * CORR_GRAIN;
     if (step > CORR_LIMIT / 4)
         step = CORR_LIMIT / 4;
     if (step < -CORR_LIMIT / 4)
         step = -CORR_LIMIT / 4;
-    *e = (int16_t) (*e + step - *e * abs(step) / CORR_LIMIT);
-    e = s_corr_last(s, b);
-    if (e)
-        *e = (int16_t) (*e + step - *e * abs(step) / CORR_LIMIT);
+    s_corr_nudge(s_corr_pawns(s, b), step);
+    int16_t *last = s_corr_last(s, b);
+    if (last)
+        s_corr_nudge(last, step);
 }
 
+/* Captures and promotions until the position is quiet (all moves when in
+ * check); with checks (the first ply below the main search), also the quiet
+ * checks by the archbishop, chancellor and queen. */
 static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
 {
     board_t *b = &s->board;
@@ -588,7 +597,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     int bound = best >= beta ? TT_BOUND_LOWER : alpha > old_alpha ? TT_BOUND_EXACT : TT_BOUND_UPPER;
     /* What the search found beyond the static evaluation, unless a capture
      * or promotion explains it or the bound says nothing about it. */
-    if (!in_check && !s->aborted &&
+    if (!in_check &&
         (best_move == MOVE_NONE || (!move_is_capture(b, best_move) && !move_is_promotion(best_move))) &&
         !(bound == TT_BOUND_LOWER && best <= static_eval) &&
         !(bound == TT_BOUND_UPPER && best >= static_eval) && abs(best) < SCORE_MATE_IN_MAX)
