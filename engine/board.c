@@ -145,6 +145,7 @@ void board_make(board_t *b, move_t m)
     square_t from = move_from(m), to = move_to(m);
     uint64_t key = prev->key ^ z->side;
     uint64_t pawn_key = prev->pawn_key;
+    uint64_t np_us = prev->nonpawn_key[us], np_them = prev->nonpawn_key[them];
 
     if (prev->ep != SQ_NONE)
         key ^= z->ep[square_file(prev->ep)];
@@ -166,6 +167,7 @@ void board_make(board_t *b, move_t m)
         s_put(b, rook, rto);
         b->king_sq[us] = (uint8_t) kto;
         key ^= z->piece[pc][from] ^ z->piece[pc][kto] ^ z->piece[rook][to] ^ z->piece[rook][rto];
+        np_us ^= z->piece[pc][from] ^ z->piece[pc][kto] ^ z->piece[rook][to] ^ z->piece[rook][rto];
     } else {
         if (kind == MOVE_EN_PASSANT) {
             square_t cap = us == WHITE ? to - FILE_NB : to + FILE_NB;
@@ -179,6 +181,8 @@ void board_make(board_t *b, move_t m)
             key ^= z->piece[st->captured][to];
             if (piece_type((piece_t) st->captured) == PAWN)
                 pawn_key ^= z->piece[st->captured][to];
+            else
+                np_them ^= z->piece[st->captured][to];
             s_remove(b, to);
             st->halfmove = 0;
         }
@@ -199,9 +203,12 @@ void board_make(board_t *b, move_t m)
                 s_put(b, promo, to);
                 key ^= z->piece[pc][to] ^ z->piece[promo][to];
                 pawn_key ^= z->piece[pc][to];
+                np_us ^= z->piece[promo][to];
             }
-        } else if (piece_type(pc) == KING) {
-            b->king_sq[us] = (uint8_t) to;
+        } else {
+            np_us ^= z->piece[pc][from] ^ z->piece[pc][to];
+            if (piece_type(pc) == KING)
+                b->king_sq[us] = (uint8_t) to;
         }
     }
     st->castling = prev->castling & ~(b->castle_lost[from] | b->castle_lost[to]);
@@ -210,6 +217,8 @@ void board_make(board_t *b, move_t m)
     b->side = (uint8_t) them;
     st->key = key;
     st->pawn_key = pawn_key;
+    st->nonpawn_key[us] = np_us;
+    st->nonpawn_key[them] = np_them;
     st->checkers = board_attackers_to(b, b->king_sq[them], board_occupied(b)) & b->by_color[us];
 }
 
@@ -258,6 +267,8 @@ void board_make_null(board_t *b)
         key ^= zobrist_keys.ep[square_file(prev->ep)];
     st->key = key;
     st->pawn_key = prev->pawn_key;
+    st->nonpawn_key[WHITE] = prev->nonpawn_key[WHITE];
+    st->nonpawn_key[BLACK] = prev->nonpawn_key[BLACK];
     st->move = MOVE_NULL;
     st->halfmove = prev->halfmove + 1;
     st->since_null = 0;
@@ -345,6 +356,17 @@ uint64_t board_compute_pawn_key(const board_t *b)
     return key;
 }
 
+uint64_t board_compute_nonpawn_key(const board_t *b, color_t c)
+{
+    uint64_t key = 0;
+    bitboard_t men = b->by_color[c] & ~b->by_type[PAWN];
+    while (men) {
+        square_t s = bb_pop_lsb(&men);
+        key ^= zobrist_keys.piece[b->squares[s]][s];
+    }
+    return key;
+}
+
 int board_validate(const board_t *b, char *err, size_t errlen)
 {
     bitboard_t by_type[PIECE_TYPE_NB] = { 0 }, by_color[COLOR_NB] = { 0 };
@@ -378,6 +400,10 @@ int board_validate(const board_t *b, char *err, size_t errlen)
     if (board_compute_pawn_key(b) != board_pawn_key(b))
         return capa_fail(err, errlen, CAPA_EINVAL,
                          "incremental pawn key differs from recomputed pawn key");
+    for (int c = 0; c < COLOR_NB; c++)
+        if (board_compute_nonpawn_key(b, (color_t) c) != board_nonpawn_key(b, (color_t) c))
+            return capa_fail(err, errlen, CAPA_EINVAL,
+                             "incremental non-pawn key of colour %d differs from recomputed", c);
     color_t us = board_side(b);
     bitboard_t checkers = board_attackers_to(b, b->king_sq[us], board_occupied(b)) & b->by_color[!us];
     if (checkers != board_checkers(b))

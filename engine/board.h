@@ -37,6 +37,7 @@ typedef struct {
     bitboard_t checkers;   /* pieces giving check to the side to move */
     uint64_t key;          /* zobrist key of the position */
     uint64_t pawn_key;     /* zobrist key of the pawns of both colours alone */
+    uint64_t nonpawn_key[COLOR_NB]; /* zobrist key of one colour's other men (king too) */
     move_t move;           /* the move that led here (MOVE_NONE at the start) */
     uint16_t halfmove;     /* plies since the last capture or pawn move */
     uint16_t since_null;   /* plies since the start or the last null move */
@@ -123,6 +124,11 @@ static inline uint64_t board_key(const board_t *b) { return b->history[b->ply].k
 /* The zobrist key of the pawns alone (both colours; 0 without pawns): what
  * the evaluation's pawn table is keyed by. */
 static inline uint64_t board_pawn_key(const board_t *b) { return b->history[b->ply].pawn_key; }
+/* The zobrist key of colour c's men other than pawns (its king included). */
+static inline uint64_t board_nonpawn_key(const board_t *b, color_t c)
+{
+    return b->history[b->ply].nonpawn_key[c];
+}
 static inline piece_t board_piece_on(const board_t *b, square_t s) { return (piece_t) b->squares[s]; }
 static inline bitboard_t board_occupied(const board_t *b) { return b->by_type[NO_PIECE_TYPE]; }
 static inline bitboard_t board_color_bb(const board_t *b, color_t c) { return b->by_color[c]; }
@@ -176,6 +182,8 @@ int board_repetition_count(const board_t *b);
 uint64_t board_compute_key(const board_t *b);
 /* The pawn key recomputed from scratch. */
 uint64_t board_compute_pawn_key(const board_t *b);
+/* Colour c's non-pawn key recomputed from scratch. */
+uint64_t board_compute_nonpawn_key(const board_t *b, color_t c);
 /* Checks every redundant field against the others (bitboards, mailbox,
  * counts, king squares, keys, checkers); 0 or CAPA_EINVAL with a message. */
 int board_validate(const board_t *b, char *err, size_t errlen);

@@ -283,6 +283,8 @@ static int s_set_fen(board_t *b, const char *fen, variant_t v, int flags, char *
                          bb_popcount(st->checkers));
     st->key = board_compute_key(b);
     st->pawn_key = board_compute_pawn_key(b);
+    st->nonpawn_key[WHITE] = board_compute_nonpawn_key(b, WHITE);
+    st->nonpawn_key[BLACK] = board_compute_nonpawn_key(b, BLACK);
     return CAPA_OK;
 }
 

@@ -45,6 +45,7 @@ struct search_s {
     cont_history_t cont;
     int16_t corr[COLOR_NB][CORR_SIZE];
     int16_t corr_last[COLOR_NB][PIECE_NB][SQ_NB];  /* by the last move's piece and square */
+    int16_t corr_np[COLOR_NB][COLOR_NB][CORR_SIZE]; /* by one colour's non-pawn men */
     ply_state_t stack[MAX_PLY + 4];
     movepick_t pick[MAX_PLY + 4];
     move_t pv[MAX_PLY + 1][MAX_PLY + 1];
@@ -150,6 +151,7 @@ void search_new_game(search_t *s)
     memset(s->cont, 0, sizeof s->cont);
     memset(s->corr, 0, sizeof s->corr);
     memset(s->corr_last, 0, sizeof s->corr_last);
+    memset(s->corr_np, 0, sizeof s->corr_np);
     memset(s->stack, 0, sizeof s->stack);
 }
 
@@ -261,6 +263,12 @@ static int16_t *s_corr_pawns(search_t *s, const board_t *b)
     return &s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)];
 }
 
+/* The correction entry of b's side to move and colour c's non-pawn men. */
+static int16_t *s_corr_np(search_t *s, const board_t *b, color_t c)
+{
+    return &s->corr_np[board_side(b)][c][board_nonpawn_key(b, c) & (CORR_SIZE - 1)];
+}
+
 /* The correction entry of the move that led to b (by the piece now on its
  * destination square), or NULL at a FEN's first position or after a null
  * move. */
@@ -279,7 +287,8 @@ static int16_t *s_corr_last(search_t *s, const board_t *b)
 static int s_corrected(search_t *s, const board_t *b, int raw)
 {
     const int16_t *last = s_corr_last(s, b);
-    int v = raw + *s_corr_pawns(s, b) / CORR_GRAIN + (last ? *last / (2 * CORR_GRAIN) : 0);
+    int v = raw + *s_corr_pawns(s, b) / CORR_GRAIN + (last ? *last / (2 * CORR_GRAIN) : 0) +
+            (*s_corr_np(s, b, WHITE) + *s_corr_np(s, b, BLACK)) / (2 * CORR_GRAIN);
     if (v >= SCORE_MATE_IN_MAX)
         v = SCORE_MATE_IN_MAX - 1;
     if (v <= -SCORE_MATE_IN_MAX)
@@ -305,6 +314,8 @@ static void s_corr_update(search_t *s, const board_t *b, int best, int eval, int
     if (step < -CORR_LIMIT / 4)
         step = -CORR_LIMIT / 4;
     s_corr_nudge(s_corr_pawns(s, b), step);
+    s_corr_nudge(s_corr_np(s, b, WHITE), step);
+    s_corr_nudge(s_corr_np(s, b, BLACK), step);
     int16_t *last = s_corr_last(s, b);
     if (last)
         s_corr_nudge(last, step);

@@ -6,9 +6,10 @@
  * late move reductions and pruning, killers and history, check extensions
  * and mate-distance scores. The static evaluation the search prunes with is
  * corrected by a correction history: per side to move and pawn structure,
- * and per side to move and the last move's piece and destination, what
- * earlier searches found beyond the evaluation (docs/strength.md, tests 44
- * and 46); a new game forgets it with the rest.
+ * per side to move and the last move's piece and destination, and per side
+ * to move and each colour's pieces other than pawns, what earlier searches
+ * found beyond the evaluation (docs/strength.md, tests 44, 46 and 49); a
+ * new game forgets it with the rest.
  *
  * A search_t is one engine: its own hash table, pawn table (eval.h),
  * history, parameters and board copy; no globals, so any number of engines
