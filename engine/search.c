@@ -465,6 +465,18 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     int raw_eval = in_check ? 0 : hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
     int static_eval = in_check ? -SCORE_INF : s_corrected(s, b, raw_eval);
     s->stack[ply].static_eval = static_eval;
+    /* The opponent's last quiet move is judged by how it moved the static
+     * evaluation: a move after which we stand worse than they stood before
+     * it gains history, one after which we stand better loses some. */
+    if (ply > 0 && !in_check && s->stack[ply - 1].static_eval != -SCORE_INF) {
+        move_t pm = s->stack[ply - 1].move;
+        if (pm != MOVE_NONE && pm != MOVE_NULL && !move_is_promotion(pm) &&
+            board_last_captured(b) == NO_PIECE) {
+            int bonus = -10 * (s->stack[ply - 1].static_eval + static_eval);
+            bonus = bonus < -1000 ? -1000 : bonus > 1000 ? 1000 : bonus;
+            movepick_history_update(&s->history, !board_side(b), pm, bonus);
+        }
+    }
     s->stack[ply + 2].killer[0] = s->stack[ply + 2].killer[1] = MOVE_NONE;
 
     if (!pv_node && !in_check) {

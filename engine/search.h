@@ -3,8 +3,9 @@
  * PVS with a transposition table, aspiration windows, quiescence search
  * with SEE pruning (and, at its first ply, the quiet checks of the
  * archbishop, chancellor and queen), null move, reverse futility pruning,
- * late move reductions and pruning, killers and history, check extensions
- * and mate-distance scores. The static evaluation the search prunes with is
+ * late move reductions and pruning, killers and history (the opponent's
+ * last quiet move also judged by how it moved the static evaluation),
+ * check extensions and mate-distance scores. The static evaluation the search prunes with is
  * corrected by a correction history: per side to move and pawn structure,
  * per side to move and the last move's piece and destination, and per side
  * to move and each colour's pieces other than pawns, what earlier searches
