@@ -166,8 +166,10 @@ void board_make(board_t *b, move_t m)
         s_put(b, pc, kto);
         s_put(b, rook, rto);
         b->king_sq[us] = (uint8_t) kto;
-        key ^= z->piece[pc][from] ^ z->piece[pc][kto] ^ z->piece[rook][to] ^ z->piece[rook][rto];
-        np_us ^= z->piece[pc][from] ^ z->piece[pc][kto] ^ z->piece[rook][to] ^ z->piece[rook][rto];
+        uint64_t moved =
+            z->piece[pc][from] ^ z->piece[pc][kto] ^ z->piece[rook][to] ^ z->piece[rook][rto];
+        key ^= moved;
+        np_us ^= moved;
     } else {
         if (kind == MOVE_EN_PASSANT) {
             square_t cap = us == WHITE ? to - FILE_NB : to + FILE_NB;
@@ -187,10 +189,11 @@ void board_make(board_t *b, move_t m)
             st->halfmove = 0;
         }
         s_move(b, from, to);
-        key ^= z->piece[pc][from] ^ z->piece[pc][to];
+        uint64_t moved = z->piece[pc][from] ^ z->piece[pc][to];
+        key ^= moved;
         if (piece_type(pc) == PAWN) {
             st->halfmove = 0;
-            pawn_key ^= z->piece[pc][from] ^ z->piece[pc][to];
+            pawn_key ^= moved;
             if (to - from == 2 * FILE_NB || from - to == 2 * FILE_NB) {
                 square_t ep = (from + to) / 2;
                 if (attacks_pawn(us, ep) & board_pieces(b, them, PAWN)) {
@@ -206,7 +209,7 @@ void board_make(board_t *b, move_t m)
                 np_us ^= z->piece[promo][to];
             }
         } else {
-            np_us ^= z->piece[pc][from] ^ z->piece[pc][to];
+            np_us ^= moved;
             if (piece_type(pc) == KING)
                 b->king_sq[us] = (uint8_t) to;
         }

@@ -112,7 +112,10 @@ static inline bool board_has_room(const board_t *b) { (void) b; return true; }
 static inline move_t board_last_move(const board_t *b) { return b->history[b->ply].move; }
 /* The piece the last move captured (NO_PIECE for none, a null move, or at
  * the first position). */
-static inline piece_t board_last_captured(const board_t *b) { return (piece_t) b->history[b->ply].captured; }
+static inline piece_t board_last_captured(const board_t *b)
+{
+    return (piece_t) b->history[b->ply].captured;
+}
 /* Plies played since the FEN was set. */
 static inline int board_game_ply(const board_t *b) { return b->ply + b->dropped; }
 /* How many moves board_unmake can still take back (board_game_ply unless

@@ -17,11 +17,11 @@
 
 #define LMR_DEPTH 64
 #define LMR_MOVES 64
-/* Correction history: per side to move and pawn structure (the low bits of
- * the pawn key), and per side to move and the last move's piece and
- * destination, what the search found beyond the static evaluation, in
- * CORR_GRAIN-ths of a centipawn, at most CORR_LIMIT in size. The second
- * counts half. */
+/* Correction history: what the search found beyond the static evaluation,
+ * in CORR_GRAIN-ths of a centipawn, at most CORR_LIMIT in size, per side to
+ * move and: pawn structure (the low bits of the pawn key); the last move's
+ * piece and destination; each colour's non-pawn men (the low bits of that
+ * colour's key). The pawn entry counts whole, the others half each. */
 #define CORR_SIZE 16384
 #define CORR_GRAIN 32
 #define CORR_LIMIT (64 * CORR_GRAIN)
@@ -282,8 +282,8 @@ static int16_t *s_corr_last(search_t *s, const board_t *b)
 
 /* The static evaluation raw (from the evaluation or the hash table)
  * corrected by what searches found beyond it in positions with the same
- * pawns, and after the same last move, with the same side to move; never a
- * mate score. */
+ * side to move and the same pawns, last move, or one colour's other men;
+ * never a mate score. */
 static int s_corrected(search_t *s, const board_t *b, int raw)
 {
     const int16_t *last = s_corr_last(s, b);
@@ -303,7 +303,7 @@ static void s_corr_nudge(int16_t *e, int step)
     *e = (int16_t) (*e + step - *e * abs(step) / CORR_LIMIT);
 }
 
-/* Moves the corrections of b (both tables) towards what a search to depth
+/* Moves b's correction entries (in every table) towards what a search to depth
  * found (best) beyond the corrected evaluation (eval): a step of (best -
  * eval) x depth / 8 centipawns, at most CORR_LIMIT / 4 grains. */
 static void s_corr_update(search_t *s, const board_t *b, int best, int eval, int depth)
@@ -469,9 +469,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
      * evaluation: a move after which we stand worse than they stood before
      * it gains history, one after which we stand better loses some. */
     if (ply > 0 && !in_check && s->stack[ply - 1].static_eval != -SCORE_INF) {
-        move_t pm = s->stack[ply - 1].move;
-        if (pm != MOVE_NONE && pm != MOVE_NULL && !move_is_promotion(pm) &&
-            board_last_captured(b) == NO_PIECE) {
+        move_t pm = board_last_move(b);
+        if (pm != MOVE_NULL && !move_is_promotion(pm) && board_last_captured(b) == NO_PIECE) {
             int bonus = -10 * (s->stack[ply - 1].static_eval + static_eval);
             bonus = bonus < -1000 ? -1000 : bonus > 1000 ? 1000 : bonus;
             movepick_history_update(&s->history, !board_side(b), pm, bonus);

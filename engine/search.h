@@ -5,12 +5,12 @@
  * archbishop, chancellor and queen), null move, reverse futility pruning,
  * late move reductions and pruning, killers and history (the opponent's
  * last quiet move also judged by how it moved the static evaluation),
- * check extensions and mate-distance scores. The static evaluation the search prunes with is
- * corrected by a correction history: per side to move and pawn structure,
- * per side to move and the last move's piece and destination, and per side
- * to move and each colour's pieces other than pawns, what earlier searches
- * found beyond the evaluation (docs/strength.md, tests 44, 46 and 49); a
- * new game forgets it with the rest.
+ * check extensions and mate-distance scores. The static evaluation the
+ * search prunes with is corrected by a correction history: per side to
+ * move and pawn structure, the last move's piece and destination, and
+ * each colour's pieces other than pawns, what earlier searches found
+ * beyond the evaluation (docs/strength.md, tests 44, 46 and 49); a new
+ * game forgets it with the rest.
  *
  * A search_t is one engine: its own hash table, pawn table (eval.h),
  * history, parameters and board copy; no globals, so any number of engines
