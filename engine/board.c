@@ -348,26 +348,25 @@ uint64_t board_compute_key(const board_t *b)
     return key;
 }
 
-uint64_t board_compute_pawn_key(const board_t *b)
+/* The zobrist key of the men on the squares of men. */
+static uint64_t s_key_of(const board_t *b, bitboard_t men)
 {
     uint64_t key = 0;
-    bitboard_t pawns = b->by_type[PAWN];
-    while (pawns) {
-        square_t s = bb_pop_lsb(&pawns);
-        key ^= zobrist_keys.piece[b->squares[s]][s];
-    }
-    return key;
-}
-
-uint64_t board_compute_nonpawn_key(const board_t *b, color_t c)
-{
-    uint64_t key = 0;
-    bitboard_t men = b->by_color[c] & ~b->by_type[PAWN];
     while (men) {
         square_t s = bb_pop_lsb(&men);
         key ^= zobrist_keys.piece[b->squares[s]][s];
     }
     return key;
+}
+
+uint64_t board_compute_pawn_key(const board_t *b)
+{
+    return s_key_of(b, b->by_type[PAWN]);
+}
+
+uint64_t board_compute_nonpawn_key(const board_t *b, color_t c)
+{
+    return s_key_of(b, b->by_color[c] & ~b->by_type[PAWN]);
 }
 
 int board_validate(const board_t *b, char *err, size_t errlen)
