@@ -257,38 +257,37 @@ static move_t s_next_quiet_check(const board_t *b, const move_list_t *list, int 
     return MOVE_NONE;
 }
 
-/* The correction entry of b's pawns and side to move. */
-static int16_t *s_corr_pawns(search_t *s, const board_t *b)
-{
-    return &s->corr[board_side(b)][board_pawn_key(b) & (CORR_SIZE - 1)];
-}
+/* The correction entries of a position: by its pawns, by each colour's
+ * other men (each with the side to move), and by the move that led to it
+ * (the piece now on its destination; NULL at a FEN's first position or
+ * after a null move). Found once per node, read by s_corrected and nudged
+ * by s_corr_update. */
+typedef struct {
+    int16_t *pawns, *np[COLOR_NB], *last;
+} corr_entries_t;
 
-/* The correction entry of b's side to move and colour c's non-pawn men. */
-static int16_t *s_corr_np(search_t *s, const board_t *b, color_t c)
+static corr_entries_t s_corr_entries(search_t *s, const board_t *b)
 {
-    return &s->corr_np[board_side(b)][c][board_nonpawn_key(b, c) & (CORR_SIZE - 1)];
-}
-
-/* The correction entry of the move that led to b (by the piece now on its
- * destination square), or NULL at a FEN's first position or after a null
- * move. */
-static int16_t *s_corr_last(search_t *s, const board_t *b)
-{
+    color_t side = board_side(b);
+    corr_entries_t c;
+    c.pawns = &s->corr[side][board_pawn_key(b) & (CORR_SIZE - 1)];
+    for (int k = 0; k < COLOR_NB; k++)
+        c.np[k] = &s->corr_np[side][k][board_nonpawn_key(b, (color_t) k) & (CORR_SIZE - 1)];
     move_t m = board_last_move(b);
-    if (m == MOVE_NONE || m == MOVE_NULL)
-        return NULL;
-    return &s->corr_last[board_side(b)][board_piece_on(b, move_to(m))][move_to(m)];
+    c.last = m == MOVE_NONE || m == MOVE_NULL
+                 ? NULL
+                 : &s->corr_last[side][board_piece_on(b, move_to(m))][move_to(m)];
+    return c;
 }
 
 /* The static evaluation raw (from the evaluation or the hash table)
  * corrected by what searches found beyond it in positions with the same
  * side to move and the same pawns, last move, or one colour's other men;
  * never a mate score. */
-static int s_corrected(search_t *s, const board_t *b, int raw)
+static int s_corrected(const corr_entries_t *c, int raw)
 {
-    const int16_t *last = s_corr_last(s, b);
-    int v = raw + *s_corr_pawns(s, b) / CORR_GRAIN + (last ? *last / (2 * CORR_GRAIN) : 0) +
-            (*s_corr_np(s, b, WHITE) + *s_corr_np(s, b, BLACK)) / (2 * CORR_GRAIN);
+    int v = raw + *c->pawns / CORR_GRAIN + (c->last ? *c->last / (2 * CORR_GRAIN) : 0) +
+            (*c->np[WHITE] + *c->np[BLACK]) / (2 * CORR_GRAIN);
     if (v >= SCORE_MATE_IN_MAX)
         v = SCORE_MATE_IN_MAX - 1;
     if (v <= -SCORE_MATE_IN_MAX)
@@ -303,22 +302,21 @@ static void s_corr_nudge(int16_t *e, int step)
     *e = (int16_t) (*e + step - *e * abs(step) / CORR_LIMIT);
 }
 
-/* Moves b's correction entries (in every table) towards what a search to depth
+/* Moves a position's correction entries towards what a search to depth
  * found (best) beyond the corrected evaluation (eval): a step of (best -
  * eval) x depth / 8 centipawns, at most CORR_LIMIT / 4 grains. */
-static void s_corr_update(search_t *s, const board_t *b, int best, int eval, int depth)
+static void s_corr_update(const corr_entries_t *c, int best, int eval, int depth)
 {
     int step = (best - eval) * depth / 8 * CORR_GRAIN;
     if (step > CORR_LIMIT / 4)
         step = CORR_LIMIT / 4;
     if (step < -CORR_LIMIT / 4)
         step = -CORR_LIMIT / 4;
-    s_corr_nudge(s_corr_pawns(s, b), step);
-    s_corr_nudge(s_corr_np(s, b, WHITE), step);
-    s_corr_nudge(s_corr_np(s, b, BLACK), step);
-    int16_t *last = s_corr_last(s, b);
-    if (last)
-        s_corr_nudge(last, step);
+    s_corr_nudge(c->pawns, step);
+    s_corr_nudge(c->np[WHITE], step);
+    s_corr_nudge(c->np[BLACK], step);
+    if (c->last)
+        s_corr_nudge(c->last, step);
 }
 
 /* Captures and promotions until the position is quiet (all moves when in
@@ -354,7 +352,8 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
     int best = -SCORE_INF, stand = -SCORE_INF, raw = 0;
     if (!in_check) {
         raw = hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
-        stand = s_corrected(s, b, raw);
+        corr_entries_t ce = s_corr_entries(s, b);
+        stand = s_corrected(&ce, raw);
         if (stand >= beta)
             return stand;
         if (stand > alpha)
@@ -463,7 +462,12 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     }
 
     int raw_eval = in_check ? 0 : hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
-    int static_eval = in_check ? -SCORE_INF : s_corrected(s, b, raw_eval);
+    corr_entries_t ce = { 0 };
+    int static_eval = -SCORE_INF;
+    if (!in_check) {
+        ce = s_corr_entries(s, b);
+        static_eval = s_corrected(&ce, raw_eval);
+    }
     s->stack[ply].static_eval = static_eval;
     /* The opponent's last quiet move is judged by how it moved the static
      * evaluation: a move after which we stand worse than they stood before
@@ -623,7 +627,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         (best_move == MOVE_NONE || (!move_is_capture(b, best_move) && !move_is_promotion(best_move))) &&
         !(bound == TT_BOUND_LOWER && best <= static_eval) &&
         !(bound == TT_BOUND_UPPER && best >= static_eval) && abs(best) < SCORE_MATE_IN_MAX)
-        s_corr_update(s, b, best, static_eval, depth);
+        s_corr_update(&ce, best, static_eval, depth);
     tt_store(s->tt, board_key(b), best_move, tt_score_to(best, ply), raw_eval, depth, bound);
     return best;
 }
