@@ -34,6 +34,7 @@ typedef struct {
     int static_eval;
     move_t move;            /* the move made from this ply */
     piece_t piece;          /* the piece that made it (none for a null move) */
+    move_t excluded;        /* the move a singular search leaves out */
 } ply_state_t;
 
 struct search_s {
@@ -447,9 +448,12 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             return alpha;
     }
 
+    /* A singular search (below) leaves the hash move out: the entry is the
+     * full node's, so it is neither read nor written. */
+    move_t excluded = s->stack[ply].excluded;
     tt_entry_t te;
     move_t tt_move = MOVE_NONE;
-    bool hit = tt_probe(s->tt, board_key(b), &te);
+    bool hit = excluded == MOVE_NONE && tt_probe(s->tt, board_key(b), &te);
     int tt_score = 0;
     if (hit) {
         tt_move = te.move;
@@ -472,7 +476,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     /* The opponent's last quiet move is judged by how it moved the static
      * evaluation: a move after which we stand worse than they stood before
      * it gains history, one after which we stand better loses some. */
-    if (ply > 0 && !in_check && s->stack[ply - 1].static_eval != -SCORE_INF) {
+    if (ply > 0 && !in_check && excluded == MOVE_NONE && s->stack[ply - 1].static_eval != -SCORE_INF) {
         move_t pm = board_last_move(b);
         if (pm != MOVE_NULL && !move_is_promotion(pm) && board_last_captured(b) == NO_PIECE) {
             int bonus = -10 * (s->stack[ply - 1].static_eval + static_eval);
@@ -482,7 +486,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     }
     s->stack[ply + 2].killer[0] = s->stack[ply + 2].killer[1] = MOVE_NONE;
 
-    if (!pv_node && !in_check) {
+    if (!pv_node && !in_check && excluded == MOVE_NONE) {
         /* Reverse futility pruning. */
         if (depth <= SP(s, RfpDepth) && static_eval - SP(s, RfpMargin) * depth >= beta &&
             abs(beta) < SCORE_MATE_IN_MAX)
@@ -505,8 +509,30 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     /* Internal iterative reduction: without a hash move the node is searched
      * one ply shallower (it is likely new to the search, and its move
      * ordering weak). */
-    if (tt_move == MOVE_NONE && depth >= SP(s, IirDepth) && !in_check)
+    if (tt_move == MOVE_NONE && depth >= SP(s, IirDepth) && !in_check && excluded == MOVE_NONE)
         depth--;
+
+    /* Singular extension: when the hash move's lower bound is deep enough
+     * and no other move reaches close to it in a search of half the depth,
+     * the hash move is searched a ply deeper; when another move beats beta
+     * even at the lowered bound, the node fails high at once (multi-cut).
+     * Done before this ply's move picker is set up, which the search
+     * without the move reuses. */
+    bool singular = false;
+    if (!root && hit && depth >= 6 && tt_move != MOVE_NONE && (te.bound_gen & 3) != TT_BOUND_UPPER &&
+        te.depth >= depth - 3 && abs(tt_score) < SCORE_MATE_IN_MAX) {
+        int sbeta = tt_score - 2 * depth;
+        s->stack[ply].excluded = tt_move;
+        int v = s_search(s, sbeta - 1, sbeta, (depth - 1) / 2, ply, false);
+        s->stack[ply].excluded = MOVE_NONE;
+        s->pv_len[ply] = 0;
+        if (s->aborted)
+            return 0;
+        if (v < sbeta)
+            singular = true;
+        else if (sbeta >= beta)
+            return sbeta;
+    }
 
     movepick_t *mp = &s->pick[ply];
     cont_entry_t *cont = s_cont(s, ply);
@@ -518,6 +544,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     color_t us = board_side(b);
     move_t m;
     while ((m = movepick_next(mp)) != MOVE_NONE) {
+        if (m == excluded)
+            continue;
         bool quiet = !move_is_capture(b, m) && !move_is_promotion(m);
         bool killer = m == s->stack[ply].killer[0] || m == s->stack[ply].killer[1];
         if (!root && !in_check && best > -SCORE_MATE_IN_MAX && quiet && !pv_node) {
@@ -545,7 +573,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         board_make(b, m);
         tt_prefetch(s->tt, board_key(b));
         bool gives_check = board_in_check(b);
-        int new_depth = depth - 1 + (gives_check ? 1 : 0);
+        int new_depth = depth - 1 + (gives_check || (singular && m == tt_move) ? 1 : 0);
         int score;
         if (moves == 1) {
             score = -s_search(s, -beta, -alpha, new_depth, ply + 1, true);
@@ -619,7 +647,9 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
 
     /* Pruning never skips the first move, so no move searched means none exists. */
     if (moves == 0)
-        return in_check ? -SCORE_MATE + ply : 0;
+        return excluded != MOVE_NONE ? alpha : in_check ? -SCORE_MATE + ply : 0;
+    if (excluded != MOVE_NONE)
+        return best;
     int bound = best >= beta ? TT_BOUND_LOWER : alpha > old_alpha ? TT_BOUND_EXACT : TT_BOUND_UPPER;
     /* What the search found beyond the static evaluation, unless a capture
      * or promotion explains it or the bound says nothing about it. */
