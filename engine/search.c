@@ -645,7 +645,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             quiets_tried[quiet_count++] = m;
     }
 
-    /* Pruning never skips the first move, so no move searched means none exists. */
+    /* Pruning never skips the first move, so no move searched means none
+     * exists (but the excluded one). A singular search stores nothing. */
     if (moves == 0)
         return excluded != MOVE_NONE ? alpha : in_check ? -SCORE_MATE + ply : 0;
     if (excluded != MOVE_NONE)
