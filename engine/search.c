@@ -451,9 +451,10 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     /* A singular search (below) leaves the hash move out: the entry is the
      * full node's, so it is neither read nor written. */
     move_t excluded = s->stack[ply].excluded;
+    bool singular_search = excluded != MOVE_NONE;
     tt_entry_t te;
     move_t tt_move = MOVE_NONE;
-    bool hit = excluded == MOVE_NONE && tt_probe(s->tt, board_key(b), &te);
+    bool hit = !singular_search && tt_probe(s->tt, board_key(b), &te);
     int tt_score = 0;
     if (hit) {
         tt_move = te.move;
@@ -476,7 +477,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     /* The opponent's last quiet move is judged by how it moved the static
      * evaluation: a move after which we stand worse than they stood before
      * it gains history, one after which we stand better loses some. */
-    if (ply > 0 && !in_check && excluded == MOVE_NONE && s->stack[ply - 1].static_eval != -SCORE_INF) {
+    if (ply > 0 && !in_check && !singular_search && s->stack[ply - 1].static_eval != -SCORE_INF) {
         move_t pm = board_last_move(b);
         if (pm != MOVE_NULL && !move_is_promotion(pm) && board_last_captured(b) == NO_PIECE) {
             int bonus = -10 * (s->stack[ply - 1].static_eval + static_eval);
@@ -486,7 +487,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     }
     s->stack[ply + 2].killer[0] = s->stack[ply + 2].killer[1] = MOVE_NONE;
 
-    if (!pv_node && !in_check && excluded == MOVE_NONE) {
+    if (!pv_node && !in_check && !singular_search) {
         /* Reverse futility pruning. */
         if (depth <= SP(s, RfpDepth) && static_eval - SP(s, RfpMargin) * depth >= beta &&
             abs(beta) < SCORE_MATE_IN_MAX)
@@ -509,7 +510,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     /* Internal iterative reduction: without a hash move the node is searched
      * one ply shallower (it is likely new to the search, and its move
      * ordering weak). */
-    if (tt_move == MOVE_NONE && depth >= SP(s, IirDepth) && !in_check && excluded == MOVE_NONE)
+    if (tt_move == MOVE_NONE && depth >= SP(s, IirDepth) && !in_check && !singular_search)
         depth--;
 
     /* Singular extension: when the hash move's lower bound is deep enough
@@ -648,8 +649,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     /* Pruning never skips the first move, so no move searched means none
      * exists (but the excluded one). A singular search stores nothing. */
     if (moves == 0)
-        return excluded != MOVE_NONE ? alpha : in_check ? -SCORE_MATE + ply : 0;
-    if (excluded != MOVE_NONE)
+        return singular_search ? alpha : in_check ? -SCORE_MATE + ply : 0;
+    if (singular_search)
         return best;
     int bound = best >= beta ? TT_BOUND_LOWER : alpha > old_alpha ? TT_BOUND_EXACT : TT_BOUND_UPPER;
     /* What the search found beyond the static evaluation, unless a capture
