@@ -62,6 +62,11 @@ static bool s_is_quiet_legal(const movepick_t *mp, move_t m)
     return !move_is_capture(mp->board, m) && !move_is_promotion(m);
 }
 
+bool movepick_losing(const movepick_t *mp)
+{
+    return mp->stage == STAGE_BAD_NOISY;
+}
+
 move_t movepick_next(movepick_t *mp)
 {
     const board_t *b = mp->board;

@@ -47,6 +47,10 @@ void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_
                    const history_table_t *history, const cont_entry_t *cont, bool qsearch);
 /* The next move, or MOVE_NONE when there are no more. */
 move_t movepick_next(movepick_t *mp);
+/* Whether the last move produced came from the last stage: a losing
+ * capture or an under-promotion. Every other capture or promotion but the
+ * hash move is known to have SEE >= 0. */
+bool movepick_losing(const movepick_t *mp);
 /* Adds bonus (may be negative) to a quiet move's history with gravity. */
 void movepick_history_update(history_table_t *h, color_t side, move_t m, int bonus);
 /* The same for one entry of a counter-move history. */

@@ -388,7 +388,8 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
             int gain = SEE_VALUE[move_captured_type(b, m)];
             if (!move_is_promotion(m) && stand + gain + SP(s, QsDelta) <= alpha)
                 continue;
-            if (!see_ge(b, m, 0))
+            /* (the picker only produces the hash move unchecked) */
+            if (m == tt_move && !see_ge(b, m, 0))
                 continue;
         }
         moves++;
@@ -563,8 +564,11 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                 !see_ge(b, m, -SP(s, SeeQuietMargin) * depth * depth))
                 continue;
         }
+        /* A capture that loses more than a margin at low depth (a capture
+         * the picker produced before the losing ones has SEE >= 0). */
         if (!root && !in_check && !quiet && depth <= SP(s, SeeNoisyDepth) &&
-            best > -SCORE_MATE_IN_MAX && moves > 0 && !see_ge(b, m, -SP(s, SeeNoisyMargin) * depth))
+            best > -SCORE_MATE_IN_MAX && moves > 0 && (m == tt_move || movepick_losing(mp)) &&
+            !see_ge(b, m, -SP(s, SeeNoisyMargin) * depth))
             continue;
 
         moves++;
