@@ -96,7 +96,14 @@ static void captures_come_first_and_quiet_moves_follow_their_history(void)
     movepick_t mp;
     movepick_init(&mp, &s_board, MOVE_NONE, NULL, h, NULL, false);
     move_t got[MAX_MOVES];
-    int n = s_pick_all(&mp, got);
+    int n = 0;
+    move_t m;
+    while ((m = movepick_next(&mp)) != MOVE_NONE) {
+        CHECK(n < MAX_MOVES);
+        got[n++] = m;
+        /* the picker says which moves come from its losing stage */
+        CHECK_MSG(movepick_losing(&mp) == (m == s_move("e3h6")), "move %d", n - 1);
+    }
     CHECK(got[0] == s_move("c3e4"));       /* the most valuable victim first */
     CHECK(got[1] == s_move("c3b5"));
     CHECK(got[2] == quiet_b);              /* the quiet moves by history */
