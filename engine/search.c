@@ -32,6 +32,7 @@
 typedef struct {
     move_t killer[2];
     int static_eval;
+    int raw_eval;           /* the evaluation before correction */
     move_t move;            /* the move made from this ply */
     piece_t piece;          /* the piece that made it (none for a null move) */
     move_t excluded;        /* the move a singular search leaves out */
@@ -467,7 +468,12 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             return tt_score;
     }
 
-    int raw_eval = in_check ? 0 : hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
+    /* (a singular search is at its node's ply, whose evaluation is kept) */
+    int raw_eval = in_check ? 0
+                   : hit ? te.eval
+                   : singular_search ? s->stack[ply].raw_eval
+                                     : eval_evaluate_cached(b, &s->params, s->pawns);
+    s->stack[ply].raw_eval = raw_eval;
     corr_entries_t ce = { 0 };
     int static_eval = -SCORE_INF;
     if (!in_check) {
