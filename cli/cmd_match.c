@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "game.h"
 #include "match.h"
+#include "match_state.h"
 
 static const char USAGE[] =
     "usage: capa match --engine PATH [--name NAME] [--option NAME=VALUE]...\n"
@@ -41,6 +42,11 @@ static const char USAGE[] =
     "  --draw MOVE,MOVES,CP  a draw from move MOVE when both scores are within CP for\n"
     "                        MOVES moves each (off)\n"
     "  --pgn FILE            append every game to FILE\n"
+    "  --state FILE          keep the counts in FILE after every status line; when\n"
+    "                        FILE exists, go on from its counts: one SPRT over\n"
+    "                        several runs (the same --name pair, variant, limit and\n"
+    "                        SPRT; a --seed not played before). --games counts\n"
+    "                        this run's games\n"
     "  --report-every N      a status line every N pairs (10)\n"
     "\n"
     "An engine that crashes, hangs or plays an illegal move loses that game and is\n"
@@ -140,6 +146,7 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a)
     long long games = 0, v;
     double nums[3];
     const char *pgn_path = NULL;
+    const char *state_path = NULL;
     for (int i = 0; i < a->nopts; i++) {
         const char *k = a->keys[i], *val = a->vals[i];
         if (strcmp(k, "engine") == 0) {
@@ -282,6 +289,8 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a)
             cfg.draw_score = (int) nums[2];
         } else if (strcmp(k, "pgn") == 0) {
             pgn_path = val;
+        } else if (strcmp(k, "state") == 0) {
+            state_path = val;
         } else if (strcmp(k, "report_every") == 0) {
             if (s_int("report-every", val, 1, 1000000, &v) < 0)
                 return CLI_USAGE;
@@ -322,6 +331,28 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a)
         }
     }
     cfg.max_pairs = have_games ? games / 2 : 0;
+    static match_state_t state;
+    bool resumed = false;
+    if (state_path) {
+        char serr[768];
+        int r = match_state_read(state_path, &state, serr, sizeof serr);
+        if (r < 0) {
+            cli_error("--state %s", serr);
+            return CLI_USAGE;
+        }
+        if (r == 1) {
+            if (match_state_check(&state, &cfg, serr, sizeof serr) < 0) {
+                cli_error("--state %s: cannot go on from it: %s", state_path, serr);
+                return CLI_USAGE;
+            }
+            state.seeds[state.nseeds++] = cfg.seed;
+            resumed = true;
+        } else {
+            match_state_from_config(&state, &cfg);
+        }
+        cfg.state = &state;
+        cfg.state_path = state_path;
+    }
     if (pgn_path) {
         cfg.pgn = fopen(pgn_path, "a");
         if (!cfg.pgn) {
@@ -350,6 +381,21 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a)
     if (have_games)
         printf(", at most %lld games", games);
     printf("\n");
+    if (resumed) {
+        static match_result_t prior;
+        prior.counts = state.counts;
+        prior.pairs = state.pairs;
+        if (cfg.sprt) {
+            char err2[256];
+            stats_sprt_report(&cfg.sprt_params, &prior.counts, &prior.report, err2, sizeof err2);
+        }
+        char line[512];
+        match_status_line(&cfg, &prior, line, sizeof line);
+        printf("going on from %s (seeds", state_path);
+        for (int i = 0; i < state.nseeds - 1; i++)
+            printf(" %" PRIu64, state.seeds[i]);
+        printf("): %s\n", line);
+    }
     fflush(stdout);
 
     static match_result_t res;

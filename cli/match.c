@@ -12,6 +12,7 @@
 #include "board.h"
 #include "crc.h"
 #include "game.h"
+#include "match_state.h"
 #include "notation.h"
 #include "pgn.h"
 #include "rules.h"
@@ -400,6 +401,21 @@ void match_status_line(const match_config_t *cfg, const match_result_t *res, cha
                  res->report.lower, res->report.upper);
 }
 
+/* Writes the counts so far to the state file, if the match keeps one and
+ * this run has counted a pair (so that a run that played nothing does not
+ * use up its seed); a failure is reported and the match goes on (its log
+ * keeps the counts). */
+static void s_save_state(const match_config_t *cfg, const match_result_t *res)
+{
+    if (!cfg->state || !cfg->state_path || res->games == 0)
+        return;
+    cfg->state->counts = res->counts;
+    cfg->state->pairs = res->pairs;
+    char err[512];
+    if (match_state_write(cfg->state_path, cfg->state, err, sizeof err) < 0)
+        fprintf(stderr, "capa: the match state was not saved: %s\n", err);
+}
+
 static void *s_worker(void *arg)
 {
     worker_t *w = arg;
@@ -489,6 +505,7 @@ static void *s_worker(void *arg)
                 char line[512];
                 match_status_line(cfg, res, line, sizeof line);
                 fprintf(cfg->out, "%s\n", line);
+                s_save_state(cfg, res);
             }
             fflush(cfg->out);
         }
@@ -502,6 +519,10 @@ static void *s_worker(void *arg)
 int match_run(const match_config_t *cfg, match_result_t *res)
 {
     memset(res, 0, sizeof *res);
+    if (cfg->state) {
+        res->counts = cfg->state->counts;
+        res->pairs = cfg->state->pairs;
+    }
     struct timeval t0;
     gettimeofday(&t0, NULL);
     /* Check both engines before any game. */
@@ -545,6 +566,7 @@ int match_run(const match_config_t *cfg, match_result_t *res)
         char err[256];
         stats_sprt_report(&cfg->sprt_params, &res->counts, &res->report, err, sizeof err);
     }
+    s_save_state(cfg, res);
     struct rusage ru;
     getrusage(RUSAGE_CHILDREN, &ru);
     res->cpu_s = s_seconds(ru.ru_utime) + s_seconds(ru.ru_stime);

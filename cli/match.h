@@ -14,7 +14,10 @@
  *
  * Results are counted from the second engine's view (the first is the
  * baseline): pentanomial pair counts and W/D/L, and, with an SPRT, the
- * match stops when the LLR crosses a bound.
+ * match stops when the LLR crosses a bound. A match may go on from the
+ * counts of earlier runs (cfg.state): the counts, the estimates and the
+ * SPRT then take in those pairs; games, plies, failures, move costs and
+ * times are this run's.
  */
 #ifndef CAPA_CLI_MATCH_H
 #define CAPA_CLI_MATCH_H
@@ -28,6 +31,8 @@
 #include "types.h"
 
 #define MATCH_MAX_OPTIONS 32
+
+struct match_state_s;
 
 typedef struct {
     const char *path;
@@ -56,12 +61,18 @@ typedef struct {
     FILE *pgn;                     /* NULL = none */
     FILE *out;                     /* progress lines */
     int report_every;              /* pairs between status lines (>= 1) */
+    /* NULL, or the counts of earlier runs to go on from, with every seed
+     * played including this run's (cli/match_state.h); the match starts
+     * from its counts and writes it, updated, to state_path after every
+     * status line and at the end */
+    struct match_state_s *state;
+    const char *state_path;
     volatile int *interrupted;     /* set by a signal handler: stop after the running games */
 } match_config_t;
 
 typedef struct {
-    stats_counts_t counts;         /* second engine's view */
-    int64_t pairs, games;
+    stats_counts_t counts;         /* second engine's view, earlier runs' pairs included */
+    int64_t pairs, games;          /* pairs: with earlier runs'; games: this run's */
     int64_t crashes[2], hangs[2], time_losses[2], illegal[2];  /* per engine */
     int64_t plies;
     /* per engine over the counted games: moves made, the time they took

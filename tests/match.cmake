@@ -75,3 +75,11 @@ capa_match_test(match_rejects_bad_sprt "--sprt \"5\": expected 2 comma-separated
   --engine $<TARGET_FILE:capa-engine> --engine $<TARGET_FILE:capa-engine> --nodes 100 --sprt 5)
 capa_match_test(match_rejects_one_engine "a match needs two --engine options \\(1 given\\)"
   --engine $<TARGET_FILE:capa-engine> --nodes 100 --games 2)
+
+# --state: a second run goes on from the first's counts; a replayed seed, another
+# limit and a forged file are refused, the file left as it was.
+add_test(NAME match_state_resumes_an_sprt
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/match/state_resume.sh $<TARGET_FILE:capa>
+                 $<TARGET_FILE:capa-engine>)
+set_tests_properties(match_state_resumes_an_sprt PROPERTIES LABELS integration TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "state_resume: ok")
