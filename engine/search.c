@@ -22,6 +22,14 @@
  * move and: pawn structure (the low bits of the pawn key); the last move's
  * piece and destination; each colour's non-pawn men (the low bits of that
  * colour's key). The pawn entry counts whole, the others half each. */
+/* The evaluation cache: the raw evaluations of recent positions, so that a
+ * position evaluated again (one the hash table did not keep, or a stand-pat
+ * cut-off in the quiescence search, which stores nothing) is not evaluated
+ * twice. An entry is the position's key with its low 16 bits replaced by the
+ * evaluation; the index takes the key's low bits. Cleared with the
+ * histories and whenever the parameters change, so a hit is always the
+ * evaluation the same parameters give: no node changes. */
+#define EVAL_CACHE_SIZE (1 << 18)
 #define CORR_SIZE 16384
 #define CORR_GRAIN 32
 #define CORR_LIMIT (64 * CORR_GRAIN)
@@ -43,6 +51,7 @@ struct search_s {
     params_t params;
     tt_t *tt;
     eval_pawn_table_t *pawns;
+    uint64_t *eval_cache;   /* EVAL_CACHE_SIZE entries */
     history_table_t history;
     cont_history_t cont;
     int16_t corr[COLOR_NB][CORR_SIZE];
@@ -102,9 +111,11 @@ search_t *search_new(size_t hash_mb)
         return NULL;
     s->tt = tt_new(hash_mb);
     s->pawns = eval_pawn_table_new();
-    if (!s->tt || !s->pawns) {
+    s->eval_cache = calloc(EVAL_CACHE_SIZE, sizeof *s->eval_cache);
+    if (!s->tt || !s->pawns || !s->eval_cache) {
         tt_destroy(&s->tt);
         eval_pawn_table_destroy(&s->pawns);
+        free(s->eval_cache);
         free(s);
         return NULL;
     }
@@ -121,6 +132,7 @@ void search_destroy(search_t **self_p)
         return;
     tt_destroy(&(*self_p)->tt);
     eval_pawn_table_destroy(&(*self_p)->pawns);
+    free((*self_p)->eval_cache);
     free(*self_p);
     *self_p = NULL;
 }
@@ -139,6 +151,7 @@ void search_set_params(search_t *s, const params_t *p)
 {
     s->params = *p;
     s_lmr_init(s);
+    memset(s->eval_cache, 0, EVAL_CACHE_SIZE * sizeof *s->eval_cache);
 }
 
 const params_t *search_params(const search_t *s)
@@ -155,6 +168,7 @@ void search_new_game(search_t *s)
     memset(s->corr_last, 0, sizeof s->corr_last);
     memset(s->corr_np, 0, sizeof s->corr_np);
     memset(s->stack, 0, sizeof s->stack);
+    memset(s->eval_cache, 0, EVAL_CACHE_SIZE * sizeof *s->eval_cache);
 }
 
 void search_set_info(search_t *s, search_info_fn fn, void *ctx)
@@ -197,6 +211,21 @@ static bool s_should_abort(search_t *s)
             s->aborted = true;
     }
     return s->aborted;
+}
+
+/* The raw static evaluation of the search's board, from the evaluation
+ * cache when it holds the position. */
+static int s_evaluate(search_t *s)
+{
+    const board_t *b = &s->board;
+    uint64_t key = board_key(b);
+    uint64_t *e = &s->eval_cache[key & (EVAL_CACHE_SIZE - 1)];
+    if (*e != 0 && ((*e ^ key) >> 16) == 0)
+        return (int16_t) (uint16_t) (*e & 0xFFFF);
+    int v = eval_evaluate_cached(b, &s->params, s->pawns);
+    if (v >= INT16_MIN && v <= INT16_MAX)
+        *e = (key & ~(uint64_t) 0xFFFF) | (uint16_t) (int16_t) v;
+    return v;
 }
 
 static bool s_is_draw(const board_t *b, int ply)
@@ -247,13 +276,41 @@ static bool s_has_compound(const board_t *b, color_t c)
  * (MOVE_NONE when none is left): a mate by one of them just past the
  * horizon is how most games against Fairy-Stockfish were lost
  * (docs/strength.md, test 36). */
-static move_t s_next_quiet_check(const board_t *b, const move_list_t *list, int *idx)
+typedef struct {
+    bitboard_t direct[PIECE_TYPE_NB]; /* squares from which a compound piece checks */
+    bitboard_t uncover;               /* our men first on a line from their king */
+} check_squares_t;
+
+/* What board_gives_check needs for quiet moves by the compound pieces,
+ * found once per node: a move to one of direct[kind] checks; one from a
+ * square of uncover may (board_gives_check decides); any other does not.
+ * The lines are today's: a move can open a line to its own destination only
+ * by leaving a square on it between that square and the king, and such a
+ * square is in uncover. */
+static void s_check_squares(const board_t *b, check_squares_t *cs)
+{
+    color_t us = board_side(b);
+    square_t ksq = board_king_sq(b, (color_t) !us);
+    bitboard_t occ = board_occupied(b);
+    bitboard_t diag = attacks_bishop(ksq, occ), straight = attacks_rook(ksq, occ);
+    bitboard_t jumps = attacks_knight(ksq);
+    cs->direct[ARCHBISHOP] = diag | jumps;
+    cs->direct[CHANCELLOR] = straight | jumps;
+    cs->direct[QUEEN] = diag | straight;
+    cs->uncover = (diag | straight) & board_color_bb(b, us);
+}
+
+static move_t s_next_quiet_check(const board_t *b, const check_squares_t *cs,
+                                 const move_list_t *list, int *idx)
 {
     while (*idx < list->count) {
         move_t m = list->moves[(*idx)++];
         piece_type_t t = piece_type(board_piece_on(b, move_from(m)));
-        if ((t == ARCHBISHOP || t == CHANCELLOR || t == QUEEN) && board_gives_check(b, m) &&
-            see_ge(b, m, 0))
+        if (t != ARCHBISHOP && t != CHANCELLOR && t != QUEEN)
+            continue;
+        bool check = (cs->direct[t] & bb_square(move_to(m))) ||
+                     ((cs->uncover & bb_square(move_from(m))) && board_gives_check(b, m));
+        if (check && see_ge(b, m, 0))
             return m;
     }
     return MOVE_NONE;
@@ -337,7 +394,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
         return 0;
     bool in_check = board_in_check(b);
     if (ply >= MAX_PLY - 2)
-        return in_check ? 0 : eval_evaluate_cached(b, &s->params, s->pawns);
+        return in_check ? 0 : s_evaluate(s);
 
     tt_entry_t te;
     move_t tt_move = MOVE_NONE;
@@ -353,7 +410,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
 
     int best = -SCORE_INF, stand = -SCORE_INF, raw = 0;
     if (!in_check) {
-        raw = hit ? te.eval : eval_evaluate_cached(b, &s->params, s->pawns);
+        raw = hit ? te.eval : s_evaluate(s);
         corr_entries_t ce = s_corr_entries(s, b);
         stand = s_corrected(&ce, raw);
         if (stand >= beta)
@@ -371,6 +428,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
      * from the move picker's quiet list, which this search leaves unused. */
     bool quiet_stage = false;
     int quiet_idx = 0;
+    check_squares_t cs;
     for (;;) {
         move_t m = quiet_stage ? MOVE_NONE : movepick_next(mp);
         if (m == MOVE_NONE) {
@@ -380,8 +438,9 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
             if (!quiet_stage) {
                 quiet_stage = true;
                 movegen_quiet(b, &mp->quiet);
+                s_check_squares(b, &cs);
             }
-            m = s_next_quiet_check(b, &mp->quiet, &quiet_idx);
+            m = s_next_quiet_check(b, &cs, &mp->quiet, &quiet_idx);
             if (m == MOVE_NONE)
                 break;
         } else if (!in_check) {
@@ -439,7 +498,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         if (s_is_draw(b, ply))
             return 0;
         if (ply >= MAX_PLY - 2)
-            return in_check ? 0 : eval_evaluate_cached(b, &s->params, s->pawns);
+            return in_check ? 0 : s_evaluate(s);
         /* Mate distance pruning. */
         int lo = -SCORE_MATE + ply, hi = SCORE_MATE - ply - 1;
         if (alpha < lo)
@@ -472,7 +531,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     int raw_eval = in_check ? 0
                    : hit ? te.eval
                    : singular_search ? s->stack[ply].raw_eval
-                                     : eval_evaluate_cached(b, &s->params, s->pawns);
+                                     : s_evaluate(s);
     s->stack[ply].raw_eval = raw_eval;
     corr_entries_t ce = { 0 };
     int static_eval = -SCORE_INF;

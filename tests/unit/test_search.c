@@ -146,6 +146,32 @@ static void a_new_game_forgets_and_repeats_the_same_search(void)
     search_destroy(&s);
 }
 
+static void new_parameters_search_with_their_own_evaluation(void)
+{
+    /* One engine searches with the defaults, then gets material-only
+     * parameters and a new game; it must then search exactly as a fresh
+     * engine with those parameters (nothing evaluated under the old ones,
+     * in the hash table or the evaluation cache, is reused). */
+    const char *fen = "r1abqkbc1r/pppp1ppppp/2n4n2/4p5/4P5/2N4N2/PPPP1PPPPP/R1ABQKBC1R w KQkq - 4 4";
+    params_t material;
+    params_default(&material);
+    params_material_only(&material);
+    search_t *used = search_new(8), *fresh = search_new(8);
+    s_set(fen, VARIANT_CAPABLANCA);
+    search_result_t before = s_search_depth(used, 7);
+    search_set_params(used, &material);
+    search_new_game(used);
+    search_result_t a = s_search_depth(used, 7);
+    search_set_params(fresh, &material);
+    search_result_t b = s_search_depth(fresh, 7);
+    CHECK(a.best == b.best);
+    CHECK_EQ_INT(a.score, b.score);
+    CHECK_EQ_U64(a.nodes, b.nodes);
+    CHECK(before.nodes != a.nodes);  /* the parameters did change the search */
+    search_destroy(&used);
+    search_destroy(&fresh);
+}
+
 static void a_stop_request_ends_an_infinite_search_with_a_legal_move(void)
 {
     search_t *s = search_new(1);
@@ -342,6 +368,7 @@ static const check_case_t CASES[] = {
     CASE(see_judges_simple_exchanges),
     CASE(searches_in_every_variant_return_legal_moves),
     CASE(search_parameters_steer_the_search),
+    CASE(new_parameters_search_with_their_own_evaluation),
     { 0 } };
 
 int main(int argc, char **argv)
