@@ -428,7 +428,7 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
      * from the move picker's quiet list, which this search leaves unused. */
     bool quiet_stage = false;
     int quiet_idx = 0;
-    check_squares_t cs;
+    check_squares_t cs = { { 0 }, 0 };
     for (;;) {
         move_t m = quiet_stage ? MOVE_NONE : movepick_next(mp);
         if (m == MOVE_NONE) {
