@@ -617,6 +617,28 @@ EVAL_INLINE int s_non_pawn(const board_t *b, const params_t *p, color_t c)
            board_count(b, piece_make(c, QUEEN)) * V(QueenValueEg);
 }
 
+/* The share of the end-game part kept, in 64ths, when it favours strong:
+ * less with fewer of strong's pawns (64 - ScaleNoPawns + ScalePerPawn x
+ * pawns, at most 64: the shape of Stockfish 11's general scale factor),
+ * and at most 64 - ScaleOppositeBishops when each side has one bishop, on
+ * squares of opposite colours, and nothing else but pawns and the king.
+ * Against a bare king, and with the three at 0, nothing is scaled. */
+EVAL_INLINE int s_eg_scale(const board_t *b, const params_t *p, color_t strong)
+{
+    /* against a bare king the mop-up terms lead the win */
+    if (board_color_bb(b, (color_t) !strong) == board_pieces(b, (color_t) !strong, KING))
+        return 64;
+    int cut = V(ScaleNoPawns) - V(ScalePerPawn) * bb_popcount(board_pieces(b, strong, PAWN));
+    int keep = 64 - (cut > 0 ? cut : 0);
+    bitboard_t wb = board_pieces(b, WHITE, BISHOP), bb = board_pieces(b, BLACK, BISHOP);
+    bitboard_t others = board_occupied(b) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING) &
+                        ~board_type_bb(b, BISHOP);
+    if (!others && bb_popcount(wb) == 1 && bb_popcount(bb) == 1 &&
+        ((wb & s_t.dark) != 0) != ((bb & s_t.dark) != 0) && 64 - V(ScaleOppositeBishops) < keep)
+        keep = 64 - V(ScaleOppositeBishops);
+    return keep;
+}
+
 EVAL_CLONES int eval_evaluate_cached(const board_t *b, const params_t *p, eval_pawn_table_t *t)
 {
     eval_init();
@@ -657,6 +679,7 @@ EVAL_CLONES int eval_evaluate_cached(const board_t *b, const params_t *p, eval_p
         int bonus = V(MopUpEg) * (7 - s_t.centre[wk]) + V(MopUpEg) / 2 * (7 - s_t.distance[wk][sk]);
         e += c == WHITE ? bonus : -bonus;
     }
+    e = e * s_eg_scale(b, p, e > 0 ? WHITE : BLACK) / 64;
     int phase = eval_phase(b);
     int score = (m * phase + e * (EVAL_PHASE_MAX - phase)) / EVAL_PHASE_MAX;
     color_t strong = score > 0 ? WHITE : BLACK;

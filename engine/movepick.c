@@ -9,6 +9,7 @@ enum {
     STAGE_NOISY,
     STAGE_KILLER_1,
     STAGE_KILLER_2,
+    STAGE_COUNTER,
     STAGE_GEN_QUIET,
     STAGE_QUIET,
     STAGE_BAD_NOISY,
@@ -24,6 +25,7 @@ void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_
     mp->qsearch = qsearch && !board_in_check(b);
     mp->killer[0] = killers ? killers[0] : MOVE_NONE;
     mp->killer[1] = killers ? killers[1] : MOVE_NONE;
+    mp->counter = MOVE_NONE;
     mp->tt_move = MOVE_NONE;
     if (tt_move != MOVE_NONE && movegen_is_legal(b, tt_move)) {
         bool noisy = move_is_capture(b, tt_move) || move_is_promotion(tt_move);
@@ -60,6 +62,12 @@ static bool s_is_quiet_legal(const movepick_t *mp, move_t m)
     if (!movegen_is_legal(mp->board, m))
         return false;
     return !move_is_capture(mp->board, m) && !move_is_promotion(m);
+}
+
+void movepick_set_counter(movepick_t *mp, move_t counter)
+{
+    if (!mp->qsearch)
+        mp->counter = counter;
 }
 
 bool movepick_losing(const movepick_t *mp)
@@ -116,9 +124,16 @@ move_t movepick_next(movepick_t *mp)
                 return mp->killer[0];
             break;
         case STAGE_KILLER_2:
-            mp->stage = STAGE_GEN_QUIET;
+            mp->stage = STAGE_COUNTER;
             if (mp->killer[1] != mp->killer[0] && s_is_quiet_legal(mp, mp->killer[1]))
                 return mp->killer[1];
+            break;
+        case STAGE_COUNTER:
+            mp->stage = STAGE_GEN_QUIET;
+            if (mp->counter != mp->killer[0] && mp->counter != mp->killer[1] &&
+                s_is_quiet_legal(mp, mp->counter))
+                return mp->counter;
+            mp->counter = MOVE_NONE;
             break;
         case STAGE_GEN_QUIET:
             movegen_quiet(b, &mp->quiet);
@@ -137,7 +152,8 @@ move_t movepick_next(movepick_t *mp)
             while (mp->idx < mp->quiet.count) {
                 move_t m = s_pick_best(&mp->quiet, mp->quiet_score, mp->idx);
                 mp->idx++;
-                if (m == mp->tt_move || m == mp->killer[0] || m == mp->killer[1])
+                if (m == mp->tt_move || m == mp->killer[0] || m == mp->killer[1] ||
+                    m == mp->counter)
                     continue;
                 return m;
             }

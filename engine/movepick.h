@@ -2,7 +2,8 @@
  *
  * Order: the hash move; captures and promotions that do not lose material
  * (SEE >= 0) by most valuable victim / least valuable attacker; the two
- * killer moves; the other quiet moves by history score; the losing
+ * killer moves; the counter move (movepick_set_counter); the other quiet
+ * moves by history score; the losing
  * captures. In quiescence mode (not in check) only the winning or equal
  * captures and promotions are produced. Every move produced is legal and
  * produced once.
@@ -34,6 +35,7 @@ typedef struct {
     bool qsearch;
     move_t tt_move;
     move_t killer[2];
+    move_t counter;        /* the counter move, once its stage has produced it */
     const board_t *board;
     const history_table_t *history;
     const cont_entry_t *cont;   /* the previous move's counter-move history, or NULL */
@@ -45,6 +47,11 @@ typedef struct {
  * by their butterfly plus counter-move history. */
 void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
                    const history_table_t *history, const cont_entry_t *cont, bool qsearch);
+/* Sets the counter move: the quiet move that last refuted the previous
+ * move. It comes after the killers when it is a legal quiet move other than
+ * the hash move and the killers, and then not again; otherwise it changes
+ * nothing. Call after movepick_init, before the first movepick_next. */
+void movepick_set_counter(movepick_t *mp, move_t counter);
 /* The next move, or MOVE_NONE when there are no more. */
 move_t movepick_next(movepick_t *mp);
 /* Whether the last move produced came from the last stage: a losing

@@ -38,6 +38,12 @@
  * archbishop or chancellor) and PawnPushThreat (a piece a safe pawn step
  * would attack) (test 19).
  *
+ * End-game scale (not centipawns; 64ths of the end-game part, set by hand,
+ * test 63): the part that favours a side keeps 64 - max(0, ScaleNoPawns -
+ * ScalePerPawn x its pawns) 64ths, and at most 64 - ScaleOppositeBishops
+ * when each side has one bishop, of opposite colours, and nothing else but
+ * pawns and the king. At 0 they scale nothing.
+ *
  * Search parameters (named Search...; engine/search.c reads them, the
  * evaluation does not) hold the search's margins and limits, defaults the
  * constants the search used before they were named (bench 905037), but
@@ -176,6 +182,9 @@
     X(PawnPushThreatMg, 15, -300, 300)        \
     X(PawnPushThreatEg, 10, -300, 300)        \
     X(MopUpEg, 10, 0, 100)                    \
+    X(ScaleNoPawns, 28, 0, 64)                \
+    X(ScalePerPawn, 7, 0, 64)                 \
+    X(ScaleOppositeBishops, 42, 0, 64)        \
     X(Tempo, 11, -100, 100)                   \
     X(SearchAspDelta, 30, 5, 300)             \
     X(SearchRfpDepth, 6, 0, 16)               \

@@ -54,6 +54,7 @@ struct search_s {
     uint64_t *eval_cache;   /* EVAL_CACHE_SIZE entries */
     history_table_t history;
     cont_history_t cont;
+    move_t counter[MOVEPICK_CONT_PIECES][SQ_NB]; /* the quiet reply that last cut off, by previous move */
     int16_t corr[COLOR_NB][CORR_SIZE];
     int16_t corr_last[COLOR_NB][PIECE_NB][SQ_NB];  /* by the last move's piece and square */
     int16_t corr_np[COLOR_NB][COLOR_NB][CORR_SIZE]; /* by one colour's non-pawn men */
@@ -164,6 +165,7 @@ void search_new_game(search_t *s)
     tt_clear(s->tt);
     memset(s->history, 0, sizeof s->history);
     memset(s->cont, 0, sizeof s->cont);
+    memset(s->counter, 0, sizeof s->counter);
     memset(s->corr, 0, sizeof s->corr);
     memset(s->corr_last, 0, sizeof s->corr_last);
     memset(s->corr_np, 0, sizeof s->corr_np);
@@ -254,6 +256,18 @@ static cont_entry_t *s_cont(search_t *s, int ply)
     if (prev->move == MOVE_NONE || prev->move == MOVE_NULL)
         return NULL;
     return &s->cont[movepick_cont_index(prev->piece)][move_to(prev->move)];
+}
+
+/* The counter-move slot for the move that led to this ply (the same index
+ * as s_cont); NULL at the root and after a null move. */
+static move_t *s_counter(search_t *s, int ply)
+{
+    if (ply == 0)
+        return NULL;
+    const ply_state_t *prev = &s->stack[ply - 1];
+    if (prev->move == MOVE_NONE || prev->move == MOVE_NULL)
+        return NULL;
+    return &s->counter[movepick_cont_index(prev->piece)][move_to(prev->move)];
 }
 
 /* The principal variation at ply: m, then the one below it. */
@@ -604,6 +618,12 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
     movepick_t *mp = &s->pick[ply];
     cont_entry_t *cont = s_cont(s, ply);
     movepick_init(mp, b, tt_move, s->stack[ply].killer, &s->history, cont, false);
+    move_t *counter = s_counter(s, ply);
+    if (counter)
+        movepick_set_counter(mp, *counter);
+    /* A node whose hash move wins material is unlikely to be saved by a
+     * quiet move: LMR reduces those one ply more. */
+    bool tt_capture = mp->tt_move != MOVE_NONE && move_is_capture(b, mp->tt_move);
     int best = -SCORE_INF, old_alpha = alpha, moves = 0;
     move_t best_move = MOVE_NONE;
     move_t quiets_tried[64];
@@ -655,6 +675,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                     r--;
                 if (killer)
                     r--;
+                if (tt_capture)
+                    r++;
                 int h = s->history[us][move_from(m)][move_to(m)];
                 if (cont)
                     h += (*cont)[piece_type(moved)][move_to(m)];
@@ -697,6 +719,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                         if (bonus < 1)
                             bonus = 1;
                         movepick_history_update(&s->history, us, m, bonus);
+                        if (counter)
+                            *counter = m;
                         if (cont)
                             movepick_cont_update(cont, piece_type(moved), move_to(m), bonus);
                         for (int i = 0; i < quiet_count; i++) {

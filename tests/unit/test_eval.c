@@ -135,6 +135,68 @@ static void an_archbishop_without_pawns_is_not_scaled_down_to_a_draw(void)
     CHECK(n < 150);
 }
 
+/* The defaults, and the defaults without the end-game scale. */
+static void s_scale_params(params_t *p, params_t *unscaled)
+{
+    params_default(p);
+    *unscaled = *p;
+    unscaled->value[PARAM_ScaleNoPawns] = 0;
+    unscaled->value[PARAM_ScalePerPawn] = 0;
+    unscaled->value[PARAM_ScaleOppositeBishops] = 0;
+}
+
+static void the_end_game_part_is_scaled_down_with_few_pawns_of_the_side_ahead(void)
+{
+    /* Kings and pawns only (phase 0, all end game); White's pawns on the
+     * sixth rank, Black keeps one pawn so no king is bare. White's share
+     * kept: 64 - max(0, 28 - 7 x pawns). */
+    static const char *const FENS[] = {
+        "4k5/9p/P9/10/10/10/10/4K5 w - - 0 1",
+        "4k5/9p/PP8/10/10/10/10/4K5 w - - 0 1",
+        "4k5/9p/PPP7/10/10/10/10/4K5 w - - 0 1",
+        "4k5/9p/PPPP6/10/10/10/10/4K5 w - - 0 1",
+        "4k5/9p/PPPPP5/10/10/10/10/4K5 w - - 0 1",
+    };
+    static const int KEEP[] = { 43, 50, 57, 64, 64 };
+    params_t p, unscaled;
+    s_scale_params(&p, &unscaled);
+    int tempo = p.value[PARAM_Tempo];
+    for (int i = 0; i < 5; i++) {
+        int full = s_eval(FENS[i], VARIANT_CAPABLANCA, &unscaled) - tempo;
+        int kept = s_eval(FENS[i], VARIANT_CAPABLANCA, &p) - tempo;
+        CHECK_EQ_INT(eval_phase(&s_board), 0);
+        CHECK_MSG(full > 0, "%s: %d", FENS[i], full);
+        CHECK_MSG(kept == full * KEEP[i] / 64, "%s: %d of %d, %d/64 expected", FENS[i], kept, full,
+                  KEEP[i]);
+    }
+    /* Against a bare king nothing is scaled: the mop-up leads the win. */
+    const char *bare = "4k5/10/10/10/10/10/P9/4K5 w - - 0 1";
+    CHECK_EQ_INT(s_eval(bare, VARIANT_CAPABLANCA, &p), s_eval(bare, VARIANT_CAPABLANCA, &unscaled));
+}
+
+static void opposite_coloured_bishops_scale_the_end_game_down(void)
+{
+    /* White is three pawns up with four pawns (nothing scaled by the pawn
+     * count); the bishops on c1 and e8 stand on squares of opposite colours,
+     * on c1 and d8 on the same colour. */
+    const char *opposite = "4bk4/9p/10/10/10/10/PPPP6/2B1K5 w - - 0 1";
+    const char *same = "3b1k4/9p/10/10/10/10/PPPP6/2B1K5 w - - 0 1";
+    params_t p, unscaled;
+    s_scale_params(&p, &unscaled);
+    int tempo = p.value[PARAM_Tempo];
+    CHECK_EQ_INT(s_eval(same, VARIANT_CAPABLANCA, &p), s_eval(same, VARIANT_CAPABLANCA, &unscaled));
+    int full = s_eval(opposite, VARIANT_CAPABLANCA, &unscaled) - tempo;
+    int kept = s_eval(opposite, VARIANT_CAPABLANCA, &p) - tempo;
+    CHECK_MSG(full > 100, "%d", full);
+    /* the end-game part keeps 22/64; the middle-game part (phase 2 of 40)
+     * is untouched, so the score lands a little above that share */
+    CHECK_MSG(kept < full * 30 / 64 && kept > full * 18 / 64, "%d of %d", kept, full);
+    /* One more piece each (knights) and the bishops are no longer alone. */
+    const char *with_knights = "4bkn3/9p/10/10/10/10/PPPP6/2B1KN4 w - - 0 1";
+    CHECK_EQ_INT(s_eval(with_knights, VARIANT_CAPABLANCA, &p),
+                 s_eval(with_knights, VARIANT_CAPABLANCA, &unscaled));
+}
+
 /* Sets one parameter of the defaults and evaluates fen (Capablanca). */
 static int s_eval_with(const char *fen, const char *name, int value)
 {
@@ -491,6 +553,8 @@ static const check_case_t CASES[] = {
     CASE(a_passed_pawn_is_worth_more_the_further_it_stands),
     CASE(material_only_parameters_score_material_alone),
     CASE(an_archbishop_without_pawns_is_not_scaled_down_to_a_draw),
+    CASE(the_end_game_part_is_scaled_down_with_few_pawns_of_the_side_ahead),
+    CASE(opposite_coloured_bishops_scale_the_end_game_down),
     CASE(a_chancellors_knight_jumps_count_against_the_king),
     CASE(king_danger_needs_a_queen_chancellor_or_archbishop),
     CASE(king_danger_grows_faster_than_the_attack_and_stops_at_its_cap),

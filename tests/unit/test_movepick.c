@@ -137,6 +137,69 @@ static void counter_move_history_reorders_the_quiet_moves(void)
     free(cont);
 }
 
+/* Picks with the given killers and counter move, with a history that puts
+ * the king's moves first; out gets every move, the count is returned. */
+static int s_pick_with_counter(const history_table_t *h, move_t tt, const move_t *killers,
+                               move_t counter, move_t *out)
+{
+    movepick_t mp;
+    movepick_init(&mp, &s_board, tt, killers, h, NULL, false);
+    movepick_set_counter(&mp, counter);
+    return s_pick_all(&mp, out);
+}
+
+static int s_count(const move_t *list, int n, move_t m)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += list[i] == m;
+    return c;
+}
+
+static void the_counter_move_follows_the_killers_once(void)
+{
+    s_set("4k5/6p3/7p2/10/10/2N7/10/4K5 w - - 0 1");
+    history_table_t *h = calloc(1, sizeof *h);
+    CHECK(h);
+    move_t king = s_move("e1d2"), k1 = s_move("c3b5"), k2 = s_move("c3e4"),
+           counter = s_move("c3a4");
+    movepick_history_update(h, WHITE, king, 5000);
+    move_list_t legal;
+    movegen_legal(&s_board, &legal);
+    move_t killers[2] = { k1, k2 };
+    move_t got[MAX_MOVES];
+    /* killers, the counter move, then the quiet moves by history, the
+     * counter move not among them again */
+    int n = s_pick_with_counter(h, MOVE_NONE, killers, counter, got);
+    CHECK_EQ_INT(n, legal.count);
+    CHECK(got[0] == k1);
+    CHECK(got[1] == k2);
+    CHECK(got[2] == counter);
+    CHECK(got[3] == king);
+    CHECK_EQ_INT(s_count(got, n, counter), 1);
+    /* without a counter move the history decides */
+    n = s_pick_with_counter(h, MOVE_NONE, killers, MOVE_NONE, got);
+    CHECK_EQ_INT(n, legal.count);
+    CHECK(got[2] == king);
+    /* a counter move that is a killer, the hash move, a capture or illegal
+     * here changes nothing but where the hash move goes */
+    move_t no_change[] = { k2, move_make(0, SQ_NB - 1, MOVE_NORMAL, NO_PIECE_TYPE) };
+    for (size_t i = 0; i < sizeof no_change / sizeof no_change[0]; i++) {
+        n = s_pick_with_counter(h, MOVE_NONE, killers, no_change[i], got);
+        CHECK_EQ_INT(n, legal.count);
+        CHECK(got[2] == king);
+        CHECK_EQ_INT(s_count(got, n, k2), 1);
+    }
+    n = s_pick_with_counter(h, counter, killers, counter, got);
+    CHECK_EQ_INT(n, legal.count);
+    CHECK(got[0] == counter);
+    CHECK(got[1] == k1);
+    CHECK(got[2] == k2);
+    CHECK(got[3] == king);
+    CHECK_EQ_INT(s_count(got, n, counter), 1);
+    free(h);
+}
+
 static void history_updates_are_bounded(void)
 {
     history_table_t *h = calloc(1, sizeof *h);
@@ -163,6 +226,7 @@ static const check_case_t CASES[] = {
     CASE(every_legal_move_comes_exactly_once_in_every_mode),
     CASE(captures_come_first_and_quiet_moves_follow_their_history),
     CASE(counter_move_history_reorders_the_quiet_moves),
+    CASE(the_counter_move_follows_the_killers_once),
     CASE(history_updates_are_bounded),
     { 0 } };
 
