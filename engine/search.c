@@ -246,28 +246,31 @@ static bool s_has_non_pawn(const board_t *b, color_t c)
     return (board_color_bb(b, c) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING)) != 0;
 }
 
-/* The counter-move history row for the replies to the move that led to
- * this ply; NULL at the root and after a null move. */
-static cont_entry_t *s_cont(search_t *s, int ply)
+/* The move that led to this ply, NULL at the root and after a null move:
+ * its piece and target square index the counter-move history and the
+ * counter moves. */
+static const ply_state_t *s_prev(const search_t *s, int ply)
 {
     if (ply == 0)
         return NULL;
     const ply_state_t *prev = &s->stack[ply - 1];
-    if (prev->move == MOVE_NONE || prev->move == MOVE_NULL)
-        return NULL;
-    return &s->cont[movepick_cont_index(prev->piece)][move_to(prev->move)];
+    return prev->move == MOVE_NONE || prev->move == MOVE_NULL ? NULL : prev;
 }
 
-/* The counter-move slot for the move that led to this ply (the same index
- * as s_cont); NULL at the root and after a null move. */
+/* The counter-move history row for the replies to the move that led to
+ * this ply; NULL when there is none (s_prev). */
+static cont_entry_t *s_cont(search_t *s, int ply)
+{
+    const ply_state_t *prev = s_prev(s, ply);
+    return prev ? &s->cont[movepick_cont_index(prev->piece)][move_to(prev->move)] : NULL;
+}
+
+/* The counter-move slot for the move that led to this ply; NULL when there
+ * is none. */
 static move_t *s_counter(search_t *s, int ply)
 {
-    if (ply == 0)
-        return NULL;
-    const ply_state_t *prev = &s->stack[ply - 1];
-    if (prev->move == MOVE_NONE || prev->move == MOVE_NULL)
-        return NULL;
-    return &s->counter[movepick_cont_index(prev->piece)][move_to(prev->move)];
+    const ply_state_t *prev = s_prev(s, ply);
+    return prev ? &s->counter[movepick_cont_index(prev->piece)][move_to(prev->move)] : NULL;
 }
 
 /* The principal variation at ply: m, then the one below it. */
