@@ -59,11 +59,11 @@ int match_state_read(const char *path, match_state_t *st, char *err, size_t errl
     }
     memset(st, 0, sizeof *st);
     char line[4096], a[128], b[128];
-    int lineno = 0;
+    int lineno = 1;
     const char *what = NULL;
     double nums[4];
     /* each line in turn; what names the first one that is wrong */
-    if (!s_line(f, line, sizeof line) || (++lineno, strcmp(line, STATE_MAGIC) != 0)) {
+    if (!s_line(f, line, sizeof line) || strcmp(line, STATE_MAGIC) != 0) {
         what = "the first line is not \"" STATE_MAGIC "\"";
         goto bad;
     }
@@ -85,33 +85,28 @@ int match_state_read(const char *path, match_state_t *st, char *err, size_t errl
     lineno++;
     long long x, y;
     char tail;
-    if (!s_line(f, line, sizeof line)) {
-        what = "expected \"limit nodes N\" or \"limit tc BASE_MS INC_MS\"";
+    what = "expected \"limit nodes N\" or \"limit tc BASE_MS INC_MS\"";
+    if (!s_line(f, line, sizeof line))
         goto bad;
-    }
     if (sscanf(line, "limit nodes %lld %c", &x, &tail) == 1 && x > 0) {
         st->nodes = (uint64_t) x;
     } else if (sscanf(line, "limit tc %lld %lld %c", &x, &y, &tail) == 2 && x > 0 && y >= 0) {
         st->tc_base_ms = x;
         st->tc_inc_ms = y;
     } else {
-        what = "expected \"limit nodes N\" or \"limit tc BASE_MS INC_MS\"";
         goto bad;
     }
     lineno++;
-    if (!s_line(f, line, sizeof line)) {
-        what = "expected \"sprt none\" or \"sprt MODEL ELO0 ELO1 ALPHA BETA\"";
+    what = "expected \"sprt none\" or \"sprt MODEL ELO0 ELO1 ALPHA BETA\"";
+    if (!s_line(f, line, sizeof line))
         goto bad;
-    }
     if (strcmp(line, "sprt none") != 0) {
         char chk[256];
         int model;
         if (sscanf(line, "sprt %127s %lf %lf %lf %lf %c", a, &nums[0], &nums[1], &nums[2],
                    &nums[3], &tail) != 5 ||
-            (model = stats_model_parse(a)) < 0) {
-            what = "expected \"sprt none\" or \"sprt MODEL ELO0 ELO1 ALPHA BETA\"";
+            (model = stats_model_parse(a)) < 0)
             goto bad;
-        }
         st->sprt = true;
         stats_sprt_params_default(&st->sprt_params);
         st->sprt_params.model = (stats_elo_model_t) model;
@@ -161,11 +156,10 @@ int match_state_read(const char *path, match_state_t *st, char *err, size_t errl
     for (int i = 0; i < 5; i++)
         st->counts.penta[i] = c[4 + i];
     char chk[256];
-    if (st->pairs < 0 || st->pairs != stats_counts_pairs(&st->counts) ||
-        stats_counts_check(&st->counts, chk, sizeof chk) < 0) {
+    bool pairs_ok = st->pairs >= 0 && st->pairs == stats_counts_pairs(&st->counts);
+    if (!pairs_ok || stats_counts_check(&st->counts, chk, sizeof chk) < 0) {
         snprintf(err, errlen, "%s, line %d: the counts do not add up (%s)", path, lineno,
-                 st->pairs != stats_counts_pairs(&st->counts) ? "PAIRS is not P0 + ... + P4"
-                                                              : chk);
+                 pairs_ok ? chk : "PAIRS is not P0 + ... + P4");
         fclose(f);
         return -1;
     }

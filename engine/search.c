@@ -17,11 +17,6 @@
 
 #define LMR_DEPTH 64
 #define LMR_MOVES 64
-/* Correction history: what the search found beyond the static evaluation,
- * in CORR_GRAIN-ths of a centipawn, at most CORR_LIMIT in size, per side to
- * move and: pawn structure (the low bits of the pawn key); the last move's
- * piece and destination; each colour's non-pawn men (the low bits of that
- * colour's key). The pawn entry counts whole, the others half each. */
 /* The evaluation cache: the raw evaluations of recent positions, so that a
  * position evaluated again (one the hash table did not keep, or a stand-pat
  * cut-off in the quiescence search, which stores nothing) is not evaluated
@@ -30,6 +25,11 @@
  * histories and whenever the parameters change, so a hit is always the
  * evaluation the same parameters give: no node changes. */
 #define EVAL_CACHE_SIZE (1 << 18)
+/* Correction history: what the search found beyond the static evaluation,
+ * in CORR_GRAIN-ths of a centipawn, at most CORR_LIMIT in size, per side to
+ * move and: pawn structure (the low bits of the pawn key); the last move's
+ * piece and destination; each colour's non-pawn men (the low bits of that
+ * colour's key). The pawn entry counts whole, the others half each. */
 #define CORR_SIZE 16384
 #define CORR_GRAIN 32
 #define CORR_LIMIT (64 * CORR_GRAIN)
@@ -288,11 +288,6 @@ static bool s_has_compound(const board_t *b, color_t c)
             board_pieces(b, c, QUEEN)) != 0;
 }
 
-/* The next quiet move of list from *idx on by an archbishop, chancellor or
- * queen that gives check and does not lose the piece by exchange
- * (MOVE_NONE when none is left): a mate by one of them just past the
- * horizon is how most games against Fairy-Stockfish were lost
- * (docs/strength.md, test 36). */
 typedef struct {
     bitboard_t direct[PIECE_TYPE_NB]; /* squares from which a compound piece checks */
     bitboard_t uncover;               /* our men first on a line from their king */
@@ -317,6 +312,11 @@ static void s_check_squares(const board_t *b, check_squares_t *cs)
     cs->uncover = (diag | straight) & board_color_bb(b, us);
 }
 
+/* The next quiet move of list from *idx on by an archbishop, chancellor or
+ * queen that gives check and does not lose the piece by exchange
+ * (MOVE_NONE when none is left): a mate by one of them just past the
+ * horizon is how most games against Fairy-Stockfish were lost
+ * (docs/strength.md, test 36). */
 static move_t s_next_quiet_check(const board_t *b, const check_squares_t *cs,
                                  const move_list_t *list, int *idx)
 {
