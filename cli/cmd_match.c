@@ -45,8 +45,8 @@ static const char USAGE[] =
     "  --state FILE          keep the counts in FILE after every status line; when\n"
     "                        FILE exists, go on from its counts: one SPRT over\n"
     "                        several runs (the same --name pair, variant, limit and\n"
-    "                        SPRT; a --seed not played before). --games counts\n"
-    "                        this run's games\n"
+    "                        SPRT; a --seed not played before; names without\n"
+    "                        blanks). --games counts this run's games\n"
     "  --report-every N      a status line every N pairs (10)\n"
     "\n"
     "An engine that crashes, hangs or plays an illegal move loses that game and is\n"
@@ -347,8 +347,9 @@ int cmd_match(const cli_opts_t *o, const cli_args_t *a)
             }
             state.seeds[state.nseeds++] = cfg.seed;
             resumed = true;
-        } else {
-            match_state_from_config(&state, &cfg);
+        } else if (match_state_from_config(&state, &cfg, serr, sizeof serr) < 0) {
+            cli_error("--state %s: %s", state_path, serr);
+            return CLI_USAGE;
         }
         cfg.state = &state;
         cfg.state_path = state_path;

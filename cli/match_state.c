@@ -12,11 +12,31 @@
 
 #define STATE_MAGIC "capa-match-state 1"
 
-void match_state_from_config(match_state_t *st, const match_config_t *cfg)
+/* A name: printable, no blank (it is one word of a line). */
+static bool s_name_ok(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if ((unsigned char) *s <= ' ' || *s == 127)
+            return false;
+    return true;
+}
+
+int match_state_from_config(match_state_t *st, const match_config_t *cfg, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    for (int i = 0; i < 2; i++)
-        snprintf(st->engine[i], sizeof st->engine[i], "%s", cfg->engine[i].name);
+    for (int i = 0; i < 2; i++) {
+        const char *name = cfg->engine[i].name;
+        if (!s_name_ok(name) || strlen(name) >= sizeof st->engine[i]) {
+            snprintf(err, errlen,
+                     "the engine name \"%.80s\" cannot be kept in a state file: it must be one "
+                     "word of 1 to %zu printable characters, without blanks (--name)",
+                     name, sizeof st->engine[i] - 1);
+            return -1;
+        }
+        snprintf(st->engine[i], sizeof st->engine[i], "%s", name);
+    }
     st->variant = cfg->variant;
     st->nodes = cfg->nodes;
     st->tc_base_ms = cfg->nodes ? 0 : cfg->tc_base_ms;
@@ -26,6 +46,7 @@ void match_state_from_config(match_state_t *st, const match_config_t *cfg)
         st->sprt_params = cfg->sprt_params;
     st->nseeds = 1;
     st->seeds[0] = cfg->seed;
+    return 0;
 }
 
 /* The next line of f without its newline into line; false at the end. */
@@ -34,17 +55,6 @@ static bool s_line(FILE *f, char *line, size_t len)
     if (!fgets(line, (int) len, f))
         return false;
     line[strcspn(line, "\r\n")] = 0;
-    return true;
-}
-
-/* A name: printable, no blank (it is one word of a line). */
-static bool s_name_ok(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if ((unsigned char) *s <= ' ' || *s == 127)
-            return false;
     return true;
 }
 
@@ -252,7 +262,8 @@ int match_state_check(const match_state_t *st, const match_config_t *cfg, char *
                       size_t errlen)
 {
     match_state_t now;
-    match_state_from_config(&now, cfg);
+    if (match_state_from_config(&now, cfg, err, errlen) < 0)
+        return -1;
     if (strcmp(st->engine[0], now.engine[0]) != 0 || strcmp(st->engine[1], now.engine[1]) != 0) {
         snprintf(err, errlen, "it is a match of %s against %s; this one is %s against %s (--name)",
                  st->engine[1], st->engine[0], now.engine[1], now.engine[0]);

@@ -44,8 +44,12 @@ typedef struct match_state_s {
     stats_counts_t counts;
 } match_state_t;
 
-/* The state of a new run of cfg: its conditions, its seed, no pairs. */
-void match_state_from_config(match_state_t *st, const match_config_t *cfg);
+/* The state of a new run of cfg: its conditions, its seed, no pairs. 0, or
+ * -1 with a sentence in err when an engine's name cannot be written as the
+ * one word a state file keeps (a blank or control character, empty, or
+ * longer than 63 characters). */
+int match_state_from_config(match_state_t *st, const match_config_t *cfg, char *err,
+                            size_t errlen);
 
 /* Reads path into st. 1 when it was read, 0 when there is no such file,
  * -1 with a sentence in err when it cannot be read or is not a consistent

@@ -49,7 +49,8 @@ static void a_state_reads_back_as_written(void)
     match_config_t cfg;
     s_config(&cfg);
     match_state_t st, back;
-    match_state_from_config(&st, &cfg);
+    char err[512] = "";
+    CHECK_MSG(match_state_from_config(&st, &cfg, err, sizeof err) == 0, "%s", err);
     st.seeds[st.nseeds++] = 12345678901234ull;
     /* 10 pairs: 1 LL, 2 LD, 4 at 1/2 (one of them DD), 2 WD, 1 WW */
     int64_t penta[5] = { 1, 2, 4, 2, 1 };
@@ -59,7 +60,6 @@ static void a_state_reads_back_as_written(void)
     st.counts.draws = 2 + 2 + 2;
     st.pairs = 10;
     st.sprt_params.alpha = 0.025;
-    char err[512] = "";
     CHECK_MSG(match_state_write(s_path, &st, err, sizeof err) == 0, "%s", err);
     CHECK_EQ_INT(match_state_read(s_path, &back, err, sizeof err), 1);
     CHECK_EQ_STR(back.engine[0], "base");
@@ -82,7 +82,7 @@ static void a_state_reads_back_as_written(void)
     cfg.tc_base_ms = 10000;
     cfg.tc_inc_ms = 100;
     cfg.sprt = false;
-    match_state_from_config(&st, &cfg);
+    CHECK_MSG(match_state_from_config(&st, &cfg, err, sizeof err) == 0, "%s", err);
     CHECK_MSG(match_state_write(s_path, &st, err, sizeof err) == 0, "%s", err);
     CHECK_EQ_INT(match_state_read(s_path, &back, err, sizeof err), 1);
     CHECK(back.nodes == 0 && back.tc_base_ms == 10000 && back.tc_inc_ms == 100 && !back.sprt);
@@ -98,7 +98,7 @@ static void a_missing_file_is_a_new_match(void)
     /* a folder that cannot be written: a sentence, not a crash */
     match_config_t cfg;
     s_config(&cfg);
-    match_state_from_config(&st, &cfg);
+    CHECK_MSG(match_state_from_config(&st, &cfg, err, sizeof err) == 0, "%s", err);
     CHECK(match_state_write("/nonexistent-dir/x.state", &st, err, sizeof err) < 0);
     CHECK_MSG(strstr(err, "/nonexistent-dir/x.state.tmp") != NULL, "%s", err);
 }
@@ -173,14 +173,14 @@ static void only_the_same_match_with_a_new_seed_may_go_on(void)
     match_config_t cfg;
     s_config(&cfg);
     match_state_t st;
-    match_state_from_config(&st, &cfg);
+    char err[512];
+    CHECK_MSG(match_state_from_config(&st, &cfg, err, sizeof err) == 0, "%s", err);
     int64_t penta[5] = { 10, 20, 40, 20, 10 };
     memcpy(st.counts.penta, penta, sizeof penta);
     st.counts.wins = 20 + 40 + 20;
     st.counts.losses = 20 + 40 + 20;
     st.counts.draws = 20 + 20 + 40;
     st.pairs = 100;
-    char err[512];
     cfg.seed = 8;
     CHECK_MSG(match_state_check(&st, &cfg, err, sizeof err) == 0, "%s", err);
     cfg.seed = 7;
@@ -219,11 +219,42 @@ static void only_the_same_match_with_a_new_seed_may_go_on(void)
     CHECK_MSG(strstr(err, "its SPRT has already stopped (H1 accepted") != NULL, "%s", err);
 }
 
+/* A state file keeps each name as one word: a name it could not read back
+ * is refused before any game, for a new file and for one gone on from. */
+static void names_a_state_file_cannot_keep_are_refused(void)
+{
+    match_config_t cfg;
+    s_config(&cfg);
+    match_state_t st, good;
+    char err[512] = "";
+    CHECK_MSG(match_state_from_config(&good, &cfg, err, sizeof err) == 0, "%s", err);
+    static const char *const bad[] = { "my engine", "tab\there", "", "bell\a" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cfg.engine[1].name, sizeof cfg.engine[1].name, "%s", bad[i]);
+        err[0] = 0;
+        CHECK_MSG(match_state_from_config(&st, &cfg, err, sizeof err) < 0, "case %zu", i);
+        CHECK_MSG(strstr(err, "cannot be kept in a state file") != NULL, "case %zu: %s", i, err);
+        cfg.seed = 8;
+        CHECK_MSG(match_state_check(&good, &cfg, err, sizeof err) < 0, "case %zu", i);
+        CHECK_MSG(strstr(err, "(--name)") != NULL, "case %zu: %s", i, err);
+    }
+    /* the longest name a match has (63 characters) is kept, and read back */
+    memset(cfg.engine[1].name, 'x', sizeof cfg.engine[1].name - 1);
+    cfg.engine[1].name[sizeof cfg.engine[1].name - 1] = 0;
+    CHECK_MSG(match_state_from_config(&st, &cfg, err, sizeof err) == 0, "%s", err);
+    s_setup();
+    CHECK_MSG(match_state_write(s_path, &st, err, sizeof err) == 0, "%s", err);
+    match_state_t back;
+    CHECK_EQ_INT(match_state_read(s_path, &back, err, sizeof err), 1);
+    CHECK_EQ_STR(back.engine[1], cfg.engine[1].name);
+}
+
 static const check_case_t CASES[] = {
     CASE(a_state_reads_back_as_written),
     CASE(a_missing_file_is_a_new_match),
     CASE(malformed_or_inconsistent_files_are_refused_by_line),
     CASE(only_the_same_match_with_a_new_seed_may_go_on),
+    CASE(names_a_state_file_cannot_keep_are_refused),
     { 0 } };
 
 int main(int argc, char **argv)
