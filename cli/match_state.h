@@ -46,8 +46,7 @@ typedef struct match_state_s {
 
 /* The state of a new run of cfg: its conditions, its seed, no pairs. 0, or
  * -1 with a sentence in err when an engine's name cannot be written as the
- * one word a state file keeps (a blank or control character, empty, or
- * longer than 63 characters). */
+ * one word a state file keeps (a blank or control character, or empty). */
 int match_state_from_config(match_state_t *st, const match_config_t *cfg, char *err,
                             size_t errlen);
 

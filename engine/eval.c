@@ -630,11 +630,13 @@ EVAL_INLINE int s_eg_scale(const board_t *b, const params_t *p, color_t strong)
         return 64;
     int cut = V(ScaleNoPawns) - V(ScalePerPawn) * bb_popcount(board_pieces(b, strong, PAWN));
     int keep = 64 - (cut > 0 ? cut : 0);
+    if (64 - V(ScaleOppositeBishops) >= keep)
+        return keep;
     bitboard_t wb = board_pieces(b, WHITE, BISHOP), bb = board_pieces(b, BLACK, BISHOP);
     bitboard_t others = board_occupied(b) & ~board_type_bb(b, PAWN) & ~board_type_bb(b, KING) &
                         ~board_type_bb(b, BISHOP);
-    if (!others && bb_popcount(wb) == 1 && bb_popcount(bb) == 1 &&
-        ((wb & s_t.dark) != 0) != ((bb & s_t.dark) != 0) && 64 - V(ScaleOppositeBishops) < keep)
+    if (bb_popcount(wb) == 1 && bb_popcount(bb) == 1 && !others &&
+        ((wb & s_t.dark) != 0) != ((bb & s_t.dark) != 0))
         keep = 64 - V(ScaleOppositeBishops);
     return keep;
 }

@@ -156,6 +156,16 @@ static int s_count(const move_t *list, int n, move_t m)
     return c;
 }
 
+/* got (n moves) starts with the k moves of want, each of them only once */
+static void s_check_start(const move_t *got, int n, const move_t *want, int k)
+{
+    CHECK(n >= k);
+    for (int i = 0; i < k; i++) {
+        CHECK_MSG(got[i] == want[i], "move %d", i);
+        CHECK_MSG(s_count(got, n, want[i]) == 1, "move %d twice", i);
+    }
+}
+
 static void the_counter_move_follows_the_killers_once(void)
 {
     s_set("4k5/6p3/7p2/10/10/2N7/10/4K5 w - - 0 1");
@@ -172,17 +182,13 @@ static void the_counter_move_follows_the_killers_once(void)
      * counter move not among them again */
     int n = s_pick_with_counter(h, MOVE_NONE, killers, counter, got);
     CHECK_EQ_INT(n, legal.count);
-    CHECK(got[0] == k1);
-    CHECK(got[1] == k2);
-    CHECK(got[2] == counter);
-    CHECK(got[3] == king);
-    CHECK_EQ_INT(s_count(got, n, counter), 1);
+    s_check_start(got, n, (move_t[]) { k1, k2, counter, king }, 4);
     /* without a counter move the history decides */
     n = s_pick_with_counter(h, MOVE_NONE, killers, MOVE_NONE, got);
     CHECK_EQ_INT(n, legal.count);
     CHECK(got[2] == king);
-    /* a counter move that is a killer, the hash move, a capture or illegal
-     * here changes nothing but where the hash move goes */
+    /* a counter move that is a killer or not a legal move here changes
+     * nothing */
     move_t no_change[] = { k2, move_make(0, SQ_NB - 1, MOVE_NORMAL, NO_PIECE_TYPE) };
     for (size_t i = 0; i < sizeof no_change / sizeof no_change[0]; i++) {
         n = s_pick_with_counter(h, MOVE_NONE, killers, no_change[i], got);
@@ -190,13 +196,10 @@ static void the_counter_move_follows_the_killers_once(void)
         CHECK(got[2] == king);
         CHECK_EQ_INT(s_count(got, n, k2), 1);
     }
+    /* one that is the hash move comes first, as the hash move, and once */
     n = s_pick_with_counter(h, counter, killers, counter, got);
     CHECK_EQ_INT(n, legal.count);
-    CHECK(got[0] == counter);
-    CHECK(got[1] == k1);
-    CHECK(got[2] == k2);
-    CHECK(got[3] == king);
-    CHECK_EQ_INT(s_count(got, n, counter), 1);
+    s_check_start(got, n, (move_t[]) { counter, k1, k2, king }, 4);
     free(h);
 }
 
