@@ -24,13 +24,17 @@
  * KingDangerCapMg, counted only when the attacker has a queen, chancellor
  * or archbishop.
  *
- * Defaults: material from the Fairy-Max engine table (N 3.1, B 3.5,
- * R 4.75, A 8.25, C 8.75, Q 9.5 pawns; pawn = 100), bishop pair +0.5
- * (H. G. Muller), as the start. Every other weight, and the knight's, bishop's and
- * rook's end-game values (by at most 3 cp), was fitted by capa tune to
- * capalab's own games (docs/strength.md, test 13); the pawn, archbishop,
- * chancellor and queen values are never tuned, since the values studies
- * measure them. The king's shelter terms KingOpenFileMg (per file of the
+ * Defaults: middle-game material from the Fairy-Max engine table (N 3.1,
+ * B 3.5, R 4.75, A 8.25, C 8.75, Q 9.5 pawns; pawn = 100), bishop pair
+ * +0.5 (H. G. Muller), as the start. Every other weight was fitted by capa
+ * tune to capalab's own games (docs/strength.md, test 13). The end-game
+ * values of the knight, bishop, rook, archbishop, chancellor and queen
+ * were fitted by capa tune --tune-material to the games of test 66 and
+ * accepted by SPRT (test 67): N 3.57, B 3.82, R 7.05, A 11.31, C 12.5,
+ * Q 13.35 pawns of the end game's 100. The pawn's values and the
+ * middle-game values of the archbishop, chancellor and queen are never
+ * tuned; the values studies measure the engine's table as an influence
+ * (docs/methods.md). The king's shelter terms KingOpenFileMg (per file of the
  * king's three without a pawn of ours ahead of it) and KingStormMg (per
  * rank an enemy pawn on those files has come within three ranks of it)
  * and KingWeakSquare were set by hand (test 17), as were ThreatByLesser
@@ -83,17 +87,17 @@
     X(PawnValueMg, 100, 0, 1000)              \
     X(PawnValueEg, 100, 0, 1000)              \
     X(KnightValueMg, 310, 0, 2000)            \
-    X(KnightValueEg, 308, 0, 2000)            \
+    X(KnightValueEg, 357, 0, 2000)            \
     X(BishopValueMg, 350, 0, 2000)            \
-    X(BishopValueEg, 347, 0, 2000)            \
+    X(BishopValueEg, 382, 0, 2000)            \
     X(RookValueMg, 475, 0, 3000)              \
-    X(RookValueEg, 478, 0, 3000)              \
+    X(RookValueEg, 705, 0, 3000)              \
     X(ArchbishopValueMg, 825, 0, 4000)        \
-    X(ArchbishopValueEg, 825, 0, 4000)        \
+    X(ArchbishopValueEg, 1131, 0, 4000)       \
     X(ChancellorValueMg, 875, 0, 4000)        \
-    X(ChancellorValueEg, 875, 0, 4000)        \
+    X(ChancellorValueEg, 1250, 0, 4000)       \
     X(QueenValueMg, 950, 0, 4000)             \
-    X(QueenValueEg, 950, 0, 4000)             \
+    X(QueenValueEg, 1335, 0, 4000)            \
     X(BishopPairMg, 51, -200, 300)            \
     X(BishopPairEg, 49, -200, 300)            \
     X(KnightMobilityMg, 4, -50, 50)           \
