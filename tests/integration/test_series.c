@@ -16,6 +16,7 @@
 #include "client.h"
 #include "coord_fixture.h"
 #include "err.h"
+#include "params.h"
 #include "report.h"
 #include "series.h"
 #include "store_series.h"
@@ -295,9 +296,11 @@ static void an_iteration_played_by_real_workers_feeds_the_measured_values_back(v
      * values x 100, both played to the end. */
     CHECK_MSG(cJSON_GetArraySize(steps) == 2, "%d rounds: %s", cJSON_GetArraySize(steps),
               cJSON_GetStringValue(s_get(res, "why")));
-    CHECK_EQ_INT(s_played(r1, 'A', 0), 825);
-    CHECK_EQ_INT(s_played(r1, 'C', 1), 875);
-    CHECK_EQ_INT(s_played(r1, 'P', 0), 100);
+    params_t def;
+    params_default(&def);
+    CHECK_EQ_INT(s_played(r1, 'A', 0), def.value[PARAM_ArchbishopValueMg]);
+    CHECK_EQ_INT(s_played(r1, 'C', 1), def.value[PARAM_ChancellorValueEg]);
+    CHECK_EQ_INT(s_played(r1, 'P', 0), def.value[PARAM_PawnValueMg]);
     for (const char *p = "AC"; *p; p++) {
         char key[2] = { *p, 0 };
         double v = cJSON_GetNumberValue(s_get(s_get(s_get(r1, "values"), key), "value"));

@@ -30,7 +30,7 @@ static void the_example_runs_give_what_the_coordinator_needs(void)
     CHECK_MSG(runinfo_from_doc(doc, NULL, 0, &ri, err, sizeof err) == 0, "%s", err);
     CHECK_EQ_INT(ri->doc->kind, PROTO_KIND_SPRT);
     CHECK_EQ_INT(ri->pairs_planned, 20000);
-    CHECK_EQ_INT(ri->b->count, 2);
+    CHECK_EQ_INT(ri->b->count, 1);
     CHECK_EQ_INT(ri->spec.source, STARTPOS_CRC);
     CHECK_NEAR(ri->sprt.elo1, 5, 1e-12);
     startpos_t sp;
