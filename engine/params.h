@@ -24,17 +24,15 @@
  * KingDangerCapMg, counted only when the attacker has a queen, chancellor
  * or archbishop.
  *
- * Defaults: middle-game material from the Fairy-Max engine table (N 3.1,
- * B 3.5, R 4.75, A 8.25, C 8.75, Q 9.5 pawns; pawn = 100), bishop pair
- * +0.5 (H. G. Muller), as the start. Every other weight was fitted by capa
- * tune to capalab's own games (docs/strength.md, test 13). The end-game
- * values of the knight, bishop, rook, archbishop, chancellor and queen
- * were fitted by capa tune --tune-material to the games of test 66 and
- * accepted by SPRT (test 67): N 3.57, B 3.82, R 7.05, A 11.31, C 12.5,
- * Q 13.35 pawns of the end game's 100. The pawn's values and the
- * middle-game values of the archbishop, chancellor and queen are never
- * tuned; the values studies measure the engine's table as an influence
- * (docs/methods.md). The king's shelter terms KingOpenFileMg (per file of the
+ * Defaults: the pawn (100) and every piece's middle-game value from the
+ * Fairy-Max engine table (N 3.1, B 3.5, R 4.75, A 8.25, C 8.75, Q 9.5
+ * pawns), bishop pair +0.5 (H. G. Muller), as the start. The pieces'
+ * end-game values were fitted by capa tune --tune-material to game
+ * results and accepted by SPRT (docs/strength.md, test 67); every other
+ * evaluation weight was fitted by capa tune to capalab's own games (test
+ * 13). capa tune never moves the pawn, archbishop, chancellor and queen
+ * values without --tune-material: the values studies measure the
+ * engine's table as an influence (docs/methods.md). The king's shelter terms KingOpenFileMg (per file of the
  * king's three without a pawn of ours ahead of it) and KingStormMg (per
  * rank an enemy pawn on those files has come within three ranks of it)
  * and KingWeakSquare were set by hand (test 17), as were ThreatByLesser
