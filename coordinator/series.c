@@ -388,8 +388,11 @@ static int s_advance_iterate(store_t *store, const store_series_t *s, const rund
                    doc->max_rounds);
         goto done;
     }
-    /* The next round: the measured values in the engine's centipawns, at
-     * the pawn value this round played with (Mg and Eg each). */
+    /* The next round: each measured value v (pawns) in the engine's
+     * centipawns at the middle-game pawn this round played with; the
+     * end-game value keeps the ratio of the piece's end-game to middle-game
+     * value this round played, so the feedback moves the piece's level and
+     * leaves its taper (fitted separately, test 67) alone. */
     params_t played;
     cJSON *rdoc = s_run_doc(store, steps[n - 1].run_id);
     if (!rdoc) {
@@ -405,13 +408,20 @@ static int s_advance_iterate(store_t *store, const store_series_t *s, const rund
     }
     proto_param_t items[2 * RUNDOC_ITERATE_MAX];
     proto_params_t next = { .items = items, .count = 0 };
-    for (int i = 0; i < nb; i++)
-        for (int eg = 0; eg < 2; eg++) {
+    for (int i = 0; i < nb; i++) {
+        char piece = b[i].name[0];
+        double mg = b[i].v * s_param(&played, rundoc_piece_param('P', 0));
+        int32_t was_mg = s_param(&played, rundoc_piece_param(piece, 0));
+        int32_t was_eg = s_param(&played, rundoc_piece_param(piece, 1));
+        double eg = was_mg > 0 ? mg * was_eg / was_mg
+                               : b[i].v * s_param(&played, rundoc_piece_param('P', 1));
+        for (int k = 0; k < 2; k++) {
             proto_param_t *it = &items[next.count++];
             memset(it, 0, sizeof *it);
-            snprintf(it->name, sizeof it->name, "%s", rundoc_piece_param(b[i].name[0], eg));
-            it->value = round(b[i].v * s_param(&played, rundoc_piece_param('P', eg)));
+            snprintf(it->name, sizeof it->name, "%s", rundoc_piece_param(piece, k));
+            it->value = round(k ? eg : mg);
         }
+    }
     rc = s_make_step(store, s, doc, (int) n, &next);
 done:
     cJSON_Delete(ra);
@@ -570,9 +580,9 @@ int series_report_build(store_t *store, int64_t series_id, cJSON **out, char *er
             }
             cJSON_AddNumberToObject(it, "max_rounds", doc->max_rounds);
             cJSON_AddStringToObject(it, "conversion",
-                                    "value_cp = measured pawns x the pawn value the round played "
-                                    "(PawnValueMg for the Mg parameter, PawnValueEg for the Eg one), "
-                                    "rounded");
+                                    "Mg = measured pawns x the PawnValueMg the round played; "
+                                    "Eg = that Mg x the piece's Eg / Mg the round played "
+                                    "(measured pawns x PawnValueEg if its Mg was 0); rounded");
         }
         cJSON *list = cJSON_AddArrayToObject(o, "steps");
         s_qty_t q[2][QTY_MAX];

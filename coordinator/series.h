@@ -6,11 +6,12 @@
  *            move = the rung; played one after another, cheapest first.
  *   iterate  {"iterate": {"pieces": ["A", "C"], "max_rounds": 4}}: round 1
  *            plays the document's params; each next round plays the engine
- *            with the iterated pieces' values (Mg and Eg) set to the values
- *            the previous round measured, in the engine's centipawns
- *            (value_cp = measured pawns x the pawn value the round played,
- *            PawnValueMg / PawnValueEg), until every iterated piece moved by
- *            less than its interval's half-width or max_rounds.
+ *            with the iterated pieces' values set to the values the
+ *            previous round measured, in the engine's centipawns (Mg =
+ *            measured pawns x the PawnValueMg the round played; Eg keeps
+ *            the piece's Eg / Mg ratio of that round), until every iterated
+ *            piece moved by less than its interval's half-width or
+ *            max_rounds.
  *
  * A series' runs are made one at a time: step 0 at submit, step k + 1 when
  * step k's run has finished (series_advance_due, from the coordinator's

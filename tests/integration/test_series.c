@@ -293,7 +293,8 @@ static void an_iteration_played_by_real_workers_feeds_the_measured_values_back(v
     if (cJSON_GetArraySize(steps) != 2)
         s_dump_scores(&fx, series);
     /* Round 1: the engine's defaults; round 2 (max_rounds 2) with round 1's
-     * values x 100, both played to the end. */
+     * values x 100 in the middle game and the defaults' end-game taper, both
+     * played to the end. */
     CHECK_MSG(cJSON_GetArraySize(steps) == 2, "%d rounds: %s", cJSON_GetArraySize(steps),
               cJSON_GetStringValue(s_get(res, "why")));
     params_t def;
@@ -306,7 +307,8 @@ static void an_iteration_played_by_real_workers_feeds_the_measured_values_back(v
         double v = cJSON_GetNumberValue(s_get(s_get(s_get(r1, "values"), key), "value"));
         CHECK(v > 0);
         CHECK_EQ_INT(s_played(r2, *p, 0), (int) lround(v * 100));
-        CHECK_EQ_INT(s_played(r2, *p, 1), (int) lround(v * 100));
+        CHECK_EQ_INT(s_played(r2, *p, 1),
+                     (int) lround(v * 100 * s_played(r1, *p, 1) / s_played(r1, *p, 0)));
     }
     CHECK_EQ_STR(cJSON_GetStringValue(s_get(r2, "status")), "finished");
     CHECK_EQ_INT((int) cJSON_GetNumberValue(s_get(r2, "pairs")), 36);
@@ -389,8 +391,10 @@ static int64_t s_step_run(coord_fx_t *fx, int64_t series, int step)
 
 /* Made-up scores decide the path: round 2's A moves far from round 1's (not
  * converged), round 3 repeats round 2's games (converged: shift 0). Each
- * round plays the values the one before measured, in centipawns at the
- * pawn value the document gives (PawnValueMg 120, PawnValueEg 100). */
+ * round plays the values the one before measured: the middle-game value at
+ * the document's pawn (PawnValueMg 120), the end-game value at the ratio of
+ * end-game to middle-game value the round before played (PawnValueEg 100
+ * plays no part). */
 static void an_iteration_stops_when_the_values_stop_moving(void)
 {
     static coord_fx_t fx;
@@ -426,7 +430,10 @@ static void an_iteration_stops_when_the_values_stop_moving(void)
             char key[2] = { *p, 0 };
             double v = cJSON_GetNumberValue(s_get(s_get(s_get(prev, "values"), key), "value"));
             CHECK_EQ_INT(s_played(cur, *p, 0), (int) lround(v * 120));
-            CHECK_EQ_INT(s_played(cur, *p, 1), (int) lround(v * 100));
+            CHECK_EQ_INT(s_played(cur, *p, 1),
+                         (int) lround(v * 120 * s_played(prev, *p, 1) / s_played(prev, *p, 0)));
+            if (r == 1)   /* the defaults' taper: A and C worth more in the end game */
+                CHECK(s_played(cur, *p, 1) > s_played(cur, *p, 0));
         }
     }
     /* Round 2 moved A beyond its half-width; round 3 moved nothing. */
