@@ -413,13 +413,13 @@ static int s_advance_iterate(store_t *store, const store_series_t *s, const rund
         double mg = b[i].v * s_param(&played, rundoc_piece_param('P', 0));
         int32_t was_mg = s_param(&played, rundoc_piece_param(piece, 0));
         int32_t was_eg = s_param(&played, rundoc_piece_param(piece, 1));
-        double eg = was_mg > 0 ? mg * was_eg / was_mg
-                               : b[i].v * s_param(&played, rundoc_piece_param('P', 1));
+        double cp[2] = { mg, was_mg > 0 ? mg * was_eg / was_mg
+                                        : b[i].v * s_param(&played, rundoc_piece_param('P', 1)) };
         for (int k = 0; k < 2; k++) {
             proto_param_t *it = &items[next.count++];
             memset(it, 0, sizeof *it);
             snprintf(it->name, sizeof it->name, "%s", rundoc_piece_param(piece, k));
-            it->value = round(k ? eg : mg);
+            it->value = round(cp[k]);
         }
     }
     rc = s_make_step(store, s, doc, (int) n, &next);
