@@ -56,10 +56,11 @@
  * SearchNullDepthDiv + min((eval - beta) / SearchNullEvalDiv, 3); internal
  * iterative reduction from SearchIirDepth; late move pruning at depth <=
  * SearchLmpDepth after SearchLmpBase + SearchLmpScale x depth^2 / 100
- * quiet moves; futility at depth <= SearchFutDepth when eval +
- * SearchFutBase + SearchFutMargin x depth <= alpha; SEE pruning of quiet
- * moves at depth <= SearchSeeQuietDepth below -SearchSeeQuietMargin x
- * depth^2, of captures at depth <= SearchSeeNoisyDepth below
+ * quiet moves; futility of a quiet move whose LMR depth (depth less its
+ * LMR table reduction, at least 0) is <= SearchFutDepth when eval +
+ * SearchFutBase + SearchFutMargin x LMR depth <= alpha; SEE pruning of
+ * quiet moves of LMR depth <= SearchSeeQuietDepth below
+ * -SearchSeeQuietMargin x (LMR depth)^2, of captures at depth <= SearchSeeNoisyDepth below
  * -SearchSeeNoisyMargin x depth; LMR from SearchLmrBase / 100 + ln(depth)
  * ln(move) / (SearchLmrDivisor / 100), less (history + counter-move
  * history) / SearchLmrHistoryDiv; the history bonus of a quiet move

@@ -643,13 +643,19 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             if (depth <= SP(s, LmpDepth) &&
                 moves >= SP(s, LmpBase) + SP(s, LmpScale) * depth * depth / 100)
                 continue;
-            if (depth <= SP(s, FutDepth) &&
-                static_eval + SP(s, FutMargin) * depth + SP(s, FutBase) <= alpha && moves > 0 &&
+            /* Futility and SEE pruning judge a late move at the depth LMR
+             * would search it to. */
+            int lmr_depth = depth - s->lmr[depth < LMR_DEPTH ? depth : LMR_DEPTH - 1]
+                                          [moves + 1 < LMR_MOVES ? moves + 1 : LMR_MOVES - 1];
+            if (lmr_depth < 0)
+                lmr_depth = 0;
+            if (lmr_depth <= SP(s, FutDepth) &&
+                static_eval + SP(s, FutMargin) * lmr_depth + SP(s, FutBase) <= alpha && moves > 0 &&
                 !board_gives_check(b, m))
                 continue;
             /* A quiet move that loses material by exchange at low depth. */
-            if (depth <= SP(s, SeeQuietDepth) && moves > 0 &&
-                !see_ge(b, m, -SP(s, SeeQuietMargin) * depth * depth))
+            if (lmr_depth <= SP(s, SeeQuietDepth) && moves > 0 &&
+                !see_ge(b, m, -SP(s, SeeQuietMargin) * lmr_depth * lmr_depth))
                 continue;
         }
         /* A capture that loses more than a margin at low depth (a capture
