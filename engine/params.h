@@ -60,10 +60,11 @@
  * LMR table reduction, at least 0) is <= SearchFutDepth when eval +
  * SearchFutBase + SearchFutMargin x LMR depth <= alpha; SEE pruning of
  * quiet moves of LMR depth <= SearchSeeQuietDepth below
- * -SearchSeeQuietMargin x (LMR depth)^2, of captures at depth <= SearchSeeNoisyDepth below
- * -SearchSeeNoisyMargin x depth; LMR from SearchLmrBase / 100 + ln(depth)
- * ln(move) / (SearchLmrDivisor / 100), less (history + counter-move
- * history) / SearchLmrHistoryDiv; the history bonus of a quiet move
+ * -SearchSeeQuietMargin x (LMR depth)^2, of captures at depth <=
+ * SearchSeeNoisyDepth below -SearchSeeNoisyMargin x depth; LMR from
+ * SearchLmrBase / 100 + ln(depth) ln(move) / (SearchLmrDivisor / 100),
+ * less (history + counter-move history) / SearchLmrHistoryDiv; the
+ * history bonus of a quiet move
  * that cuts off (and the malus of those tried before it) SearchHistoryBonus
  * x depth^2 + SearchHistoryLinear x depth + SearchHistoryOffset, at most
  * SearchHistoryMax and at least 1; quiescence delta pruning margin

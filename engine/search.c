@@ -104,6 +104,14 @@ static void s_lmr_init(search_t *s)
             s->lmr[d][m] = (int8_t) (d && m ? base + log((double) d) * log((double) m) / div : 0);
 }
 
+/* The LMR table's reduction for the move_number-th move (from 1) at depth,
+ * both clamped to the table. */
+static int s_lmr_reduction(const search_t *s, int depth, int move_number)
+{
+    return s->lmr[depth < LMR_DEPTH ? depth : LMR_DEPTH - 1]
+                 [move_number < LMR_MOVES ? move_number : LMR_MOVES - 1];
+}
+
 search_t *search_new(size_t hash_mb)
 {
     eval_init();
@@ -645,8 +653,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                 continue;
             /* Futility and SEE pruning judge a late move at the depth LMR
              * would search it to. */
-            int lmr_depth = depth - s->lmr[depth < LMR_DEPTH ? depth : LMR_DEPTH - 1]
-                                          [moves + 1 < LMR_MOVES ? moves + 1 : LMR_MOVES - 1];
+            int lmr_depth = depth - s_lmr_reduction(s, depth, moves + 1);
             if (lmr_depth < 0)
                 lmr_depth = 0;
             if (lmr_depth <= SP(s, FutDepth) &&
@@ -679,7 +686,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         } else {
             int r = 0;
             if (depth >= 3 && moves > 2 && quiet && !in_check && !gives_check) {
-                r = s->lmr[depth < LMR_DEPTH ? depth : LMR_DEPTH - 1][moves < LMR_MOVES ? moves : LMR_MOVES - 1];
+                r = s_lmr_reduction(s, depth, moves);
                 if (pv_node)
                     r--;
                 if (killer)
