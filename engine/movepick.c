@@ -16,6 +16,33 @@ enum {
     STAGE_DONE
 };
 
+/* What a quiet move's order score gains by taking a piece of kind t out
+ * of an attack by a lesser enemy man, or loses by putting it into one. */
+static const int ESCAPE_BONUS[PIECE_TYPE_NB] = { 0, 0, 8000, 8000, 12000, 16000, 16000, 16000, 0 };
+
+/* For each piece kind of the side to move, the squares where a lesser
+ * enemy man attacks it: pawns attack minor pieces; pawns and minor pieces
+ * rooks; pawns, minor pieces and rooks the compound pieces and the queen. */
+static void s_threats(const board_t *b, bitboard_t threat[PIECE_TYPE_NB])
+{
+    color_t them = (color_t) !board_side(b);
+    bitboard_t occ = board_occupied(b);
+    bitboard_t by_pawn = 0, by_minor = 0, by_rook = 0;
+    for (bitboard_t x = board_pieces(b, them, PAWN); x;)
+        by_pawn |= attacks_pawn(them, bb_pop_lsb(&x));
+    for (bitboard_t x = board_pieces(b, them, KNIGHT); x;)
+        by_minor |= attacks_knight(bb_pop_lsb(&x));
+    for (bitboard_t x = board_pieces(b, them, BISHOP); x;)
+        by_minor |= attacks_bishop(bb_pop_lsb(&x), occ);
+    for (bitboard_t x = board_pieces(b, them, ROOK); x;)
+        by_rook |= attacks_rook(bb_pop_lsb(&x), occ);
+    for (int t = 0; t < PIECE_TYPE_NB; t++)
+        threat[t] = 0;
+    threat[KNIGHT] = threat[BISHOP] = by_pawn;
+    threat[ROOK] = by_pawn | by_minor;
+    threat[ARCHBISHOP] = threat[CHANCELLOR] = threat[QUEEN] = by_pawn | by_minor | by_rook;
+}
+
 void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
                    const history_table_t *history, const cont_entry_t *cont, bool qsearch)
 {
@@ -135,19 +162,26 @@ move_t movepick_next(movepick_t *mp)
                 return mp->counter;
             mp->counter = MOVE_NONE;
             break;
-        case STAGE_GEN_QUIET:
+        case STAGE_GEN_QUIET: {
             movegen_quiet(b, &mp->quiet);
+            bitboard_t threat[PIECE_TYPE_NB];
+            s_threats(b, threat);
             for (int i = 0; i < mp->quiet.count; i++) {
                 move_t m = mp->quiet.moves[i];
-                mp->quiet_score[i] = mp->history
-                    ? (*mp->history)[board_side(b)][move_from(m)][move_to(m)] : 0;
+                piece_type_t t = piece_type(board_piece_on(b, move_from(m)));
+                int sc = mp->history ? (*mp->history)[board_side(b)][move_from(m)][move_to(m)] : 0;
                 if (mp->cont)
-                    mp->quiet_score[i] +=
-                        (*mp->cont)[piece_type(board_piece_on(b, move_from(m)))][move_to(m)];
+                    sc += (*mp->cont)[t][move_to(m)];
+                bool from_att = bb_test(threat[t], move_from(m));
+                bool to_att = bb_test(threat[t], move_to(m));
+                if (from_att != to_att)
+                    sc += from_att ? ESCAPE_BONUS[t] : -ESCAPE_BONUS[t];
+                mp->quiet_score[i] = sc;
             }
             mp->idx = 0;
             mp->stage = STAGE_QUIET;
             break;
+        }
         case STAGE_QUIET:
             while (mp->idx < mp->quiet.count) {
                 move_t m = s_pick_best(&mp->quiet, mp->quiet_score, mp->idx);

@@ -3,8 +3,9 @@
  * Order: the hash move; captures and promotions that do not lose material
  * (SEE >= 0) by most valuable victim / least valuable attacker; the two
  * killer moves; the counter move (movepick_set_counter); the other quiet
- * moves by history score; the losing
- * captures. In quiescence mode (not in check) only the winning or equal
+ * moves by history score, raised for a move that takes a piece out of an
+ * attack by a lesser enemy man and lowered for one that puts it into one;
+ * the losing captures. In quiescence mode (not in check) only the winning or equal
  * captures and promotions are produced. Every move produced is legal and
  * produced once.
  */

@@ -1,5 +1,6 @@
 /* test_movepick.c - the search's move ordering: every legal move once, in
- * stages, quiet moves by butterfly plus counter-move history. */
+ * stages, quiet moves by butterfly plus counter-move history and by the
+ * attacks of lesser enemy men on their squares. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,7 +91,7 @@ static void captures_come_first_and_quiet_moves_follow_their_history(void)
     s_set("4k5/6p3/7p2/1p8/4q5/2N1B5/10/3K6 w - - 0 1");
     history_table_t *h = calloc(1, sizeof *h);
     CHECK(h);
-    move_t quiet_a = s_move("d1c1"), quiet_b = s_move("c3a4");
+    move_t quiet_a = s_move("d1c1"), quiet_b = s_move("c3d5");
     movepick_history_update(h, WHITE, quiet_a, 3000);
     movepick_history_update(h, WHITE, quiet_b, 5000);
     movepick_t mp;
@@ -203,6 +204,45 @@ static void the_counter_move_follows_the_killers_once(void)
     free(h);
 }
 
+/* The first n moves the picker gives in the current position with only
+ * the butterfly history h. */
+static int s_pick_plain(const history_table_t *h, move_t *out)
+{
+    movepick_t mp;
+    movepick_init(&mp, &s_board, MOVE_NONE, NULL, h, NULL, false);
+    return s_pick_all(&mp, out);
+}
+
+static void a_piece_attacked_by_a_lesser_man_moves_first_and_not_into_one(void)
+{
+    history_table_t *h = calloc(1, sizeof *h);
+    CHECK(h);
+    move_t got[MAX_MOVES];
+    /* The black pawn on e5 attacks the knight on d4: every knight move,
+     * even one without history, comes before a king move with history. */
+    s_set("4k5/10/10/4p5/3N6/10/10/4K5 w - - 0 1");
+    move_t king = s_move("e1d2"), knight = s_move("d4b3");
+    movepick_history_update(h, WHITE, king, 5000);
+    int n = s_pick_plain(h, got);
+    CHECK(s_index(got, n, knight) >= 0 && s_index(got, n, knight) < s_index(got, n, king));
+    /* A knight move into the pawn's attack comes after one out of it,
+     * whatever their histories. */
+    s_set("4k5/10/10/4p5/10/10/2N7/4K5 w - - 0 1");
+    move_t into = s_move("c2d4"), away = s_move("c2b4");
+    memset(h, 0, sizeof *h);
+    movepick_history_update(h, WHITE, into, 5000);
+    n = s_pick_plain(h, got);
+    CHECK(s_index(got, n, away) >= 0 && s_index(got, n, away) < s_index(got, n, into));
+    /* So does a rook that a knight attacks. */
+    s_set("4k5/10/10/2n7/10/3R6/10/4K5 w - - 0 1");
+    move_t rook = s_move("d3d6");
+    memset(h, 0, sizeof *h);
+    movepick_history_update(h, WHITE, king, 5000);
+    n = s_pick_plain(h, got);
+    CHECK(s_index(got, n, rook) >= 0 && s_index(got, n, rook) < s_index(got, n, king));
+    free(h);
+}
+
 static void history_updates_are_bounded(void)
 {
     history_table_t *h = calloc(1, sizeof *h);
@@ -230,6 +270,7 @@ static const check_case_t CASES[] = {
     CASE(captures_come_first_and_quiet_moves_follow_their_history),
     CASE(counter_move_history_reorders_the_quiet_moves),
     CASE(the_counter_move_follows_the_killers_once),
+    CASE(a_piece_attacked_by_a_lesser_man_moves_first_and_not_into_one),
     CASE(history_updates_are_bounded),
     { 0 } };
 
