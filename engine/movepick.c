@@ -20,27 +20,28 @@ enum {
  * of an attack by a lesser enemy man, or loses by putting it into one. */
 static const int ESCAPE_BONUS[PIECE_TYPE_NB] = { 0, 0, 8000, 8000, 12000, 16000, 16000, 16000, 0 };
 
+/* Every square a man of colour c and kind t attacks. */
+static bitboard_t s_attacked_by(const board_t *b, color_t c, piece_type_t t)
+{
+    bitboard_t occ = board_occupied(b), att = 0;
+    for (bitboard_t x = board_pieces(b, c, t); x;)
+        att |= attacks_piece(t, c, bb_pop_lsb(&x), occ);
+    return att;
+}
+
 /* For each piece kind of the side to move, the squares where a lesser
  * enemy man attacks it: pawns attack minor pieces; pawns and minor pieces
  * rooks; pawns, minor pieces and rooks the compound pieces and the queen. */
 static void s_threats(const board_t *b, bitboard_t threat[PIECE_TYPE_NB])
 {
     color_t them = (color_t) !board_side(b);
-    bitboard_t occ = board_occupied(b);
-    bitboard_t by_pawn = 0, by_minor = 0, by_rook = 0;
-    for (bitboard_t x = board_pieces(b, them, PAWN); x;)
-        by_pawn |= attacks_pawn(them, bb_pop_lsb(&x));
-    for (bitboard_t x = board_pieces(b, them, KNIGHT); x;)
-        by_minor |= attacks_knight(bb_pop_lsb(&x));
-    for (bitboard_t x = board_pieces(b, them, BISHOP); x;)
-        by_minor |= attacks_bishop(bb_pop_lsb(&x), occ);
-    for (bitboard_t x = board_pieces(b, them, ROOK); x;)
-        by_rook |= attacks_rook(bb_pop_lsb(&x), occ);
-    for (int t = 0; t < PIECE_TYPE_NB; t++)
-        threat[t] = 0;
+    bitboard_t by_pawn = s_attacked_by(b, them, PAWN);
+    bitboard_t by_minor = by_pawn | s_attacked_by(b, them, KNIGHT) | s_attacked_by(b, them, BISHOP);
+    bitboard_t by_rook = by_minor | s_attacked_by(b, them, ROOK);
+    threat[NO_PIECE_TYPE] = threat[PAWN] = threat[KING] = 0;
     threat[KNIGHT] = threat[BISHOP] = by_pawn;
-    threat[ROOK] = by_pawn | by_minor;
-    threat[ARCHBISHOP] = threat[CHANCELLOR] = threat[QUEEN] = by_pawn | by_minor | by_rook;
+    threat[ROOK] = by_minor;
+    threat[ARCHBISHOP] = threat[CHANCELLOR] = threat[QUEEN] = by_rook;
 }
 
 void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
@@ -166,10 +167,11 @@ move_t movepick_next(movepick_t *mp)
             movegen_quiet(b, &mp->quiet);
             bitboard_t threat[PIECE_TYPE_NB];
             s_threats(b, threat);
+            color_t side = board_side(b);
             for (int i = 0; i < mp->quiet.count; i++) {
                 move_t m = mp->quiet.moves[i];
                 piece_type_t t = piece_type(board_piece_on(b, move_from(m)));
-                int sc = mp->history ? (*mp->history)[board_side(b)][move_from(m)][move_to(m)] : 0;
+                int sc = mp->history ? (*mp->history)[side][move_from(m)][move_to(m)] : 0;
                 if (mp->cont)
                     sc += (*mp->cont)[t][move_to(m)];
                 bool from_att = bb_test(threat[t], move_from(m));

@@ -5,9 +5,9 @@
  * killer moves; the counter move (movepick_set_counter); the other quiet
  * moves by history score, raised for a move that takes a piece out of an
  * attack by a lesser enemy man and lowered for one that puts it into one;
- * the losing captures. In quiescence mode (not in check) only the winning or equal
- * captures and promotions are produced. Every move produced is legal and
- * produced once.
+ * the losing captures. In quiescence mode (not in check) only the winning
+ * or equal captures and promotions are produced. Every move produced is
+ * legal and produced once.
  */
 #ifndef CAPA_ENGINE_MOVEPICK_H
 #define CAPA_ENGINE_MOVEPICK_H
@@ -45,7 +45,7 @@ typedef struct {
 /* Starts picking in b (which must not change until the picker is done).
  * killers may be NULL; history may be NULL (no quiet ordering); cont may be
  * NULL (no previous move, or a null move): otherwise quiet moves are ordered
- * by their butterfly plus counter-move history. */
+ * by their butterfly plus counter-move history (and the threats above). */
 void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
                    const history_table_t *history, const cont_entry_t *cont, bool qsearch);
 /* Sets the counter move: the quiet move that last refuted the previous

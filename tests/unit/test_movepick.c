@@ -204,8 +204,8 @@ static void the_counter_move_follows_the_killers_once(void)
     free(h);
 }
 
-/* The first n moves the picker gives in the current position with only
- * the butterfly history h. */
+/* Picks every move of the current position into out with only the
+ * butterfly history h; returns the count. */
 static int s_pick_plain(const history_table_t *h, move_t *out)
 {
     movepick_t mp;
