@@ -6,10 +6,12 @@
 #   1. the project image from docker/Dockerfile (lib.sh); a swarm: `docker
 #      swarm init` when the daemon is in none (left again at the end), the
 #      daemon's own when it is a manager already; the node labelled
-#      capalab.db=true (the label restored at the end)
+#      capalab.db=true (the label restored at the end); in the daemon's own
+#      swarm, stacks left by killed earlier runs of this test are removed
 #   2. secrets (docker/make-secrets.sh); `docker stack deploy` with one worker
 #      (short heartbeats, small tasks, a 0.5 CPU reservation per worker so
-#      that three fit on two cores)
+#      that three fit on two cores, less when the node has less unreserved;
+#      when a scale does not complete, the tasks' states and errors print)
 #   3. a small values study submitted in the coordinator's container
 #   4. workers scaled 1 -> 3 -> 1; `docker service update --force` of the
 #      coordinator (stop-first) and of the workers (one at a time, SIGTERM);
@@ -89,6 +91,45 @@ s_swarm_teardown() {
   s_say "figure: whole test $(( $(date +%s) - t_test )) s"
 }
 
+# Stacks of earlier runs of this test that were killed (the pid in the name
+# is gone): their workers' CPU reservations would keep this run's workers
+# from being placed.
+s_sweep_stale_stacks() {
+  local name pid ids
+  while read -r name; do
+    [[ $name =~ ^capalab-test-([0-9]+)$ ]] || continue
+    pid=${BASH_REMATCH[1]}
+    kill -0 "$pid" 2>/dev/null && continue
+    s_say "event: removing the stack $name of a killed earlier run"
+    docker stack rm "$name" >/dev/null 2>&1 || true
+    for _ in $(seq 1 60); do
+      [ -z "$(docker service ls -q --filter "label=com.docker.stack.namespace=$name")" ] &&
+        [ -z "$(docker ps -aq --filter "label=com.docker.stack.namespace=$name")" ] && break
+      sleep 1
+    done
+    ids=$(docker volume ls -q --filter "label=com.docker.stack.namespace=$name")
+    [ -z "$ids" ] || docker volume rm -f $ids >/dev/null 2>&1 || true
+    ids=$(docker secret ls -q --filter "label=com.docker.stack.namespace=$name")
+    [ -z "$ids" ] || docker secret rm $ids >/dev/null 2>&1 || true
+  done < <(docker stack ls --format '{{.Name}}' 2>/dev/null)
+}
+
+# CPUs of this node not reserved by the tasks that should run on it, in
+# thousandths of a CPU.
+s_unreserved_millicpus() {
+  local total used
+  total=$(docker node inspect -f '{{.Description.Resources.NanoCPUs}}' self)
+  used=$(docker node ps self -q --filter desired-state=running 2>/dev/null |
+         xargs -r docker inspect -f '{{with .Spec.Resources}}{{with .Reservations}}{{.NanoCPUs}}{{end}}{{end}}' 2>/dev/null |
+         awk '{ s += $1 } END { print s + 0 }')
+  echo $(( (total - used) / 1000000 ))
+}
+
+# The scheduler's view of a service's tasks, for a failure's message.
+s_tasks() {
+  docker service ps --no-trunc --format '  {{.Name}} {{.DesiredState}} {{.CurrentState}} {{.Error}}' "${stack}_$1" 2>&1 | head -n 8
+}
+
 s_docker_or_skip
 state=$(docker info -f '{{.Swarm.LocalNodeState}}')
 case "$state" in
@@ -124,6 +165,7 @@ else
   s_say "using the daemon's swarm (it is a manager)"
 fi
 node=$(docker info -f '{{.Swarm.NodeID}}')
+[ $swarm_made -eq 1 ] || s_sweep_stale_stacks
 label_before=$(docker node inspect -f '{{ index .Spec.Labels "capalab.db" }}' "$node" 2>/dev/null || true)
 docker node update --label-add capalab.db=true "$node" >/dev/null
 
@@ -143,7 +185,16 @@ services:
 YAML
 export CAPA_IMAGE=$image CAPA_POSTGRES_IMAGE=$postgres_image CAPA_SECRETS_DIR=$work/secrets
 export CAPA_HEARTBEAT_MS=500 CAPA_LIVENESS=4 CAPA_WORKER_GRACE_SECONDS=5 CAPA_WORKER_STOP_GRACE=20s
-export CAPA_WORKERS=1 CAPA_WORKER_CPUS=0.5 CAPA_WORKER_CONCURRENCY=1
+# Three workers of 0.5 CPU fit on two cores; when less is unreserved on this
+# node (a daemon's own swarm may run other services), each gets a third of
+# what is free, at least 0.1 CPU.
+free=$(s_unreserved_millicpus)
+per=$(( free / 3 / 100 * 100 ))
+[ $per -le 500 ] || per=500
+[ $per -ge 100 ] || s_die "this node has $free/1000 CPU unreserved; three workers need at least 0.3"
+cpus=$(awk -v m=$per 'BEGIN { printf "%.1f", m / 1000 }')
+s_say "figure: unreserved on this node ${free}/1000 CPU; ${cpus} CPU reserved per worker"
+export CAPA_WORKERS=1 CAPA_WORKER_CPUS=$cpus CAPA_WORKER_CONCURRENCY=1
 t_deploy=$(date +%s)
 docker stack deploy --resolve-image never -c "$snap/docker/stack.yaml" -c "$work/test.yaml" "$stack" \
   >"$work/deploy.log" 2>&1 || { cat "$work/deploy.log"; s_die "docker stack deploy failed"; }
@@ -211,6 +262,7 @@ s_mid() { [ "$(s_status)" = running ] && [ "$(s_pairs)" -lt "$planned" ]; }
 # ------------------------------------------------------------- 4. scale, update, remove
 docker service scale -d "${stack}_worker=3" >/dev/null
 for _ in $(seq 1 120); do [ "$(s_running worker)" = 3/3 ] && break; sleep 1; done
+[ "$(s_running worker)" = 3/3 ] || s_tasks worker
 s_check "workers scaled 1 -> 3 ($(s_running worker) running)" [ "$(s_running worker)" = 3/3 ]
 s_wait_pairs $((planned / 4)) 300 || true
 s_check "scaling happened mid-run ($(s_pairs) of $planned pairs)" s_mid
@@ -219,6 +271,7 @@ s_say "event: 3 workers, $(s_pairs) pairs stored by $got worker(s)"
 t_down=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 docker service scale -d "${stack}_worker=1" >/dev/null
 for _ in $(seq 1 120); do [ "$(s_running worker)" = 1/1 ] && [ "$(docker ps -q --filter "label=com.docker.swarm.service.name=${stack}_worker" | wc -l)" = 1 ] && break; sleep 1; done
+[ "$(s_running worker)" = 1/1 ] || s_tasks worker
 s_check "workers scaled 3 -> 1 ($(s_running worker))" [ "$(s_running worker)" = 1/1 ]
 # Swarm deletes the containers of the tasks it scales away: their BYEs in
 # the coordinator's log show that they stopped through SIGTERM, not a kill.
