@@ -56,7 +56,7 @@
  * SearchNullDepthDiv + min((eval - beta) / SearchNullEvalDiv, 3); internal
  * iterative reduction from SearchIirDepth; late move pruning at depth <=
  * SearchLmpDepth after SearchLmpBase + SearchLmpScale x depth^2 / 100
- * quiet moves; futility of a quiet move whose LMR depth (depth less its
+ * quiet moves (SearchLmpScale 100 since test 75); futility of a quiet move whose LMR depth (depth less its
  * LMR table reduction, at least 0) is <= SearchFutDepth when eval +
  * SearchFutBase + SearchFutMargin x LMR depth <= alpha; SEE pruning of
  * quiet moves of LMR depth <= SearchSeeQuietDepth below
@@ -199,7 +199,7 @@
     X(SearchIirDepth, 4, 2, 16)               \
     X(SearchLmpDepth, 4, 0, 16)               \
     X(SearchLmpBase, 3, 1, 30)                \
-    X(SearchLmpScale, 200, 25, 800)           \
+    X(SearchLmpScale, 100, 25, 800)           \
     X(SearchFutDepth, 3, 0, 16)               \
     X(SearchFutBase, 100, 0, 600)             \
     X(SearchFutMargin, 120, 10, 600)          \
