@@ -56,8 +56,9 @@
  * SearchNullDepthDiv + min((eval - beta) / SearchNullEvalDiv, 3); internal
  * iterative reduction from SearchIirDepth; late move pruning at depth <=
  * SearchLmpDepth after SearchLmpBase + SearchLmpScale x depth^2 / 100
- * quiet moves (SearchLmpScale 100 since test 75); futility of a quiet move whose LMR depth (depth less its
- * LMR table reduction, at least 0) is <= SearchFutDepth when eval +
+ * quiet moves (SearchLmpScale 100 since test 75); futility of a quiet
+ * move whose LMR depth (depth less its LMR table reduction, at least 0) is
+ * <= SearchFutDepth when eval +
  * SearchFutBase + SearchFutMargin x LMR depth <= alpha; SEE pruning of
  * quiet moves of LMR depth <= SearchSeeQuietDepth below
  * -SearchSeeQuietMargin x (LMR depth)^2, of captures at depth <=

@@ -50,15 +50,18 @@ node=""
 label_before=""
 snap=""
 
-s_ns() { printf 'label=com.docker.stack.namespace=%s' "$stack"; }
+# The filter for the objects of stack $1 (default: this run's).
+s_ns() { printf 'label=com.docker.stack.namespace=%s' "${1:-$stack}"; }
 
-# Waits until nothing of the stack is left (services, containers, networks).
+# Waits until nothing of stack $1 (default: this run's) is left (services,
+# containers, networks).
 s_stack_gone() {
-  local i
+  local i ns
+  ns=$(s_ns "${1:-}")
   for ((i = 0; i < 120; i++)); do
-    if [ -z "$(docker service ls -q --filter "$(s_ns)" 2>/dev/null)" ] &&
-       [ -z "$(docker ps -aq --filter "$(s_ns)" 2>/dev/null)" ] &&
-       [ -z "$(docker network ls -q --filter "$(s_ns)" 2>/dev/null)" ]; then
+    if [ -z "$(docker service ls -q --filter "$ns" 2>/dev/null)" ] &&
+       [ -z "$(docker ps -aq --filter "$ns" 2>/dev/null)" ] &&
+       [ -z "$(docker network ls -q --filter "$ns" 2>/dev/null)" ]; then
       return 0
     fi
     sleep 1
@@ -66,15 +69,21 @@ s_stack_gone() {
   return 1
 }
 
+# Removes stack $1 and what `docker stack rm` keeps of it (volumes, secrets).
+s_stack_remove() {
+  local ids
+  docker stack rm "$1" >/dev/null 2>&1 || true
+  s_stack_gone "$1" || true
+  ids=$(docker volume ls -q --filter "$(s_ns "$1")" 2>/dev/null || true)
+  [ -z "$ids" ] || docker volume rm -f $ids >/dev/null 2>&1 || true
+  ids=$(docker secret ls -q --filter "$(s_ns "$1")" 2>/dev/null || true)
+  [ -z "$ids" ] || docker secret rm $ids >/dev/null 2>&1 || true
+}
+
 s_swarm_teardown() {
   set +e
   if [ -n "$snap" ] && docker info -f '{{.Swarm.ControlAvailable}}' 2>/dev/null | grep -q true; then
-    docker stack rm "$stack" >/dev/null 2>&1
-    s_stack_gone
-    ids=$(docker volume ls -q --filter "$(s_ns)")
-    [ -z "$ids" ] || docker volume rm -f $ids >/dev/null 2>&1
-    ids=$(docker secret ls -q --filter "$(s_ns)")
-    [ -z "$ids" ] || docker secret rm $ids >/dev/null 2>&1
+    s_stack_remove "$stack"
   fi
   if [ -n "$node" ] && [ $swarm_made -eq 0 ]; then
     if [ -n "$label_before" ]; then
@@ -95,22 +104,12 @@ s_swarm_teardown() {
 # is gone): their workers' CPU reservations would keep this run's workers
 # from being placed.
 s_sweep_stale_stacks() {
-  local name pid ids
+  local name
   while read -r name; do
     [[ $name =~ ^capalab-test-([0-9]+)$ ]] || continue
-    pid=${BASH_REMATCH[1]}
-    kill -0 "$pid" 2>/dev/null && continue
+    kill -0 "${BASH_REMATCH[1]}" 2>/dev/null && continue
     s_say "event: removing the stack $name of a killed earlier run"
-    docker stack rm "$name" >/dev/null 2>&1 || true
-    for _ in $(seq 1 60); do
-      [ -z "$(docker service ls -q --filter "label=com.docker.stack.namespace=$name")" ] &&
-        [ -z "$(docker ps -aq --filter "label=com.docker.stack.namespace=$name")" ] && break
-      sleep 1
-    done
-    ids=$(docker volume ls -q --filter "label=com.docker.stack.namespace=$name")
-    [ -z "$ids" ] || docker volume rm -f $ids >/dev/null 2>&1 || true
-    ids=$(docker secret ls -q --filter "label=com.docker.stack.namespace=$name")
-    [ -z "$ids" ] || docker secret rm $ids >/dev/null 2>&1 || true
+    s_stack_remove "$name"
   done < <(docker stack ls --format '{{.Name}}' 2>/dev/null)
 }
 
