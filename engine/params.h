@@ -58,8 +58,8 @@
  * SearchLmpDepth after SearchLmpBase + SearchLmpScale x depth^2 / 100
  * quiet moves (SearchLmpScale 100 since test 75); futility of a quiet
  * move whose LMR depth (depth less its LMR table reduction, at least 0) is
- * <= SearchFutDepth when eval +
- * SearchFutBase + SearchFutMargin x LMR depth <= alpha; SEE pruning of
+ * <= SearchFutDepth when eval + SearchFutBase + SearchFutMargin x LMR
+ * depth <= alpha; SEE pruning of
  * quiet moves of LMR depth <= SearchSeeQuietDepth below
  * -SearchSeeQuietMargin x (LMR depth)^2, of captures at depth <=
  * SearchSeeNoisyDepth below -SearchSeeNoisyMargin x depth; LMR from
