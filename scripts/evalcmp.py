@@ -1,98 +1,38 @@
 #!/usr/bin/env python3
 """evalcmp.py - where capa-engine's scores part from a reference engine's, by material.
 
-  evalcmp.py score EPD N [--ref PATH] [--ref-nodes N] [--engine PATH] [--nodes N] > out.tsv
-  evalcmp.py fit out.tsv[,more.tsv] [--limit CP]
+  evalcmp.py REF.epd CAPA.epd [REF2.epd CAPA2.epd ...] [--limit CP]
 
-score: the first N positions of EPD (as `capa tune --save-epd` writes them)
-are searched by both engines (after ucinewgame, go nodes); one line each:
-the reference's score, capa-engine's score (centipawns, White's view; a
-mate counts as +-3000) and the FEN. The reference runs as UCI_Variant
-capablanca with UCI_Chess960 (Fairy-Stockfish's name for caparandom).
-
-fit: positions where both scores are within --limit (400) are fitted by
-least squares, ref = k x capa + sum over piece kinds of d_kind x (White's
-count - Black's), for all positions and split by game phase (N, B 1; R 2;
-A, C, Q 4; 24 or more is the middle game). Printed is d_kind / k, in
-capa-engine's centipawns, with its 95% interval: how much less (negative)
-or more the reference makes of one more piece of that kind than
-capa-engine's own score already does.
+Each pair of files holds the same positions, in the same order, labelled
+by two engines' searches as `capa tune --label-engine` writes them (with
+--save-epd): sigmoid(cp / 400) from White's view, 1 or 0 for a mate. The
+labels are turned back into centipawns (a mate counts as +-3000), and the
+positions where both scores are within --limit (400) are fitted by least
+squares, ref = k x capa + sum over piece kinds of d_kind x (White's count -
+Black's), for all positions and split by game phase (N, B 1; R 2; A, C, Q
+4; 24 or more is the middle game). Printed is d_kind / k, in capa-engine's
+centipawns, with its 95% interval: how much less (negative) or more the
+reference makes of one more piece of that kind than capa-engine's own
+score already does.
 """
-import re
-import subprocess
+import math
 import sys
 
 KINDS = "pnbracq"
 PHASE = {"n": 1, "b": 1, "r": 2, "a": 4, "c": 4, "q": 4}
 
 
-def s_engine(path, options):
-    p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def send(line):
-        p.stdin.write(line + "\n")
-
-    def wait(token):
-        while True:
-            line = p.stdout.readline()
-            if not line:
-                sys.exit(f"evalcmp: {path} exited")
-            if line.startswith(token):
-                return
-
-    send("uci")
-    wait("uciok")
-    for name, value in options:
-        send(f"setoption name {name} value {value}")
-    send("isready")
-    wait("readyok")
-    return p, send
-
-
-def s_score(engine, fen, nodes):
-    p, send = engine
-    send("ucinewgame")
-    send(f"position fen {fen}")
-    send(f"go nodes {nodes}")
-    score = None
-    while True:
-        line = p.stdout.readline()
-        if not line:
-            sys.exit("evalcmp: an engine exited")
-        m = re.search(r"score (cp|mate) (-?\d+)", line)
-        if m:
-            v = int(m.group(2))
-            score = v if m.group(1) == "cp" else (3000 if v > 0 else -3000)
-        if line.startswith("bestmove"):
-            return score
-
-
-def s_opt(args, name, default):
-    if name in args:
-        i = args.index(name)
-        return args[i + 1]
-    return default
-
-
-def score(args):
-    epd, count = args[0], int(args[1])
-    ref = s_engine(s_opt(args, "--ref", "/usr/games/fairy-stockfish"),
-                   [("UCI_Variant", "capablanca"), ("UCI_Chess960", "true")])
-    capa = s_engine(s_opt(args, "--engine", "capa-engine"), [("UCI_Variant", "caparandom")])
-    ref_nodes = int(s_opt(args, "--ref-nodes", "100000"))
-    nodes = int(s_opt(args, "--nodes", "20000"))
-    done = 0
-    for line in open(epd):
+def s_epd(name):
+    """The (FEN, centipawns) of each position of a labelled EPD file."""
+    out = []
+    for line in open(name):
         if line.startswith("#") or not line.strip():
             continue
-        if done >= count:
-            break
-        fen = line.split(" [")[0].strip()
-        white = 1 if fen.split()[1] == "w" else -1
-        a, b = s_score(ref, fen, ref_nodes), s_score(capa, fen, nodes)
-        if a is not None and b is not None:
-            print(f"{white * a}\t{white * b}\t{fen}", flush=True)
-        done += 1
+        fen, _, label = line.rstrip("]\n").rpartition(" [")
+        p = float(label)
+        cp = 3000 if p >= 1 else -3000 if p <= 0 else round(400 * math.log10(p / (1 - p)))
+        out.append((fen, cp))
+    return out
 
 
 def s_features(fen):
@@ -130,14 +70,19 @@ def s_solve(a, y):
 
 
 def fit(args):
-    limit = int(s_opt(args, "--limit", "400"))
+    limit = int(args[args.index("--limit") + 1]) if "--limit" in args else 400
+    files = [a for i, a in enumerate(args) if a != "--limit" and (i == 0 or args[i - 1] != "--limit")]
+    if len(files) < 2 or len(files) % 2:
+        sys.exit(__doc__)
     rows = []
-    for name in args[0].split(","):
-        for line in open(name):
-            ref, capa, fen = line.rstrip("\n").split("\t")
-            if abs(int(ref)) < limit and abs(int(capa)) < limit:
+    for ref_name, capa_name in zip(files[0::2], files[1::2]):
+        ref, capa = s_epd(ref_name), s_epd(capa_name)
+        if [f for f, _ in ref] != [f for f, _ in capa]:
+            sys.exit(f"evalcmp: {ref_name} and {capa_name} do not hold the same positions")
+        for (fen, r), (_, c) in zip(ref, capa):
+            if abs(r) < limit and abs(c) < limit:
                 diff, phase = s_features(fen)
-                rows.append((int(ref), int(capa), diff, phase))
+                rows.append((r, c, diff, phase))
     for label, keep in (("all", lambda ph: True), ("phase >= 24", lambda ph: ph >= 24),
                         ("phase < 24", lambda ph: ph < 24)):
         sel = [r for r in rows if keep(r[3])]
@@ -152,6 +97,4 @@ def fit(args):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("score", "fit"):
-        sys.exit(__doc__)
-    (score if sys.argv[1] == "score" else fit)(sys.argv[2:])
+    fit(sys.argv[1:])
