@@ -7,6 +7,13 @@ attacks_tables_t attacks_tables;
 
 static pthread_once_t s_once = PTHREAD_ONCE_INIT;
 
+/* Directions: the first four run toward higher squares, the last four are
+ * their opposites in the same order (d + 4). */
+enum { DIR_N, DIR_E, DIR_NE, DIR_NW, DIR_S, DIR_W, DIR_SW, DIR_SE, DIR_NB };
+
+/* The ray from a square in each direction, the square left out. */
+static bitboard_t s_ray[DIR_NB][SQ_NB];
+
 static const int DIR_DF[DIR_NB] = { 0, 1, 1, -1, 0, -1, -1, 1 };
 static const int DIR_DR[DIR_NB] = { 1, 0, 1, 1, -1, 0, -1, -1 };
 
@@ -23,6 +30,25 @@ static bitboard_t s_leaper(square_t s, const int (*d)[2], int n)
         if (s_on_board(f + d[i][0], r + d[i][1]))
             b |= bb_square(square_make(f + d[i][0], r + d[i][1]));
     return b;
+}
+
+/* The places a slider on place i of a line of n places reaches, when the
+ * set blockers (bit k for place k) hold pieces: up to and including the
+ * first blocker each way. */
+static unsigned s_line_attacks(int i, unsigned blockers, int n)
+{
+    unsigned a = 0;
+    for (int k = i + 1; k < n; k++) {
+        a |= 1u << k;
+        if (blockers >> k & 1)
+            break;
+    }
+    for (int k = i - 1; k >= 0; k--) {
+        a |= 1u << k;
+        if (blockers >> k & 1)
+            break;
+    }
+    return a;
 }
 
 static void s_init(void)
@@ -45,20 +71,34 @@ static void s_init(void)
             int f = square_file(s) + DIR_DF[d], r = square_rank(s) + DIR_DR[d];
             for (; s_on_board(f, r); f += DIR_DF[d], r += DIR_DR[d])
                 ray |= bb_square(square_make(f, r));
-            t->ray[d][s] = ray;
+            s_ray[d][s] = ray;
         }
     }
-    for (int d = 0; d < DIR_NB; d++)
-        t->ray[d][SQ_NB] = 0;
+    for (square_t s = 0; s < SQ_NB; s++) {
+        t->diagonal[s] = s_ray[DIR_NE][s] | s_ray[DIR_SW][s];
+        t->anti_diagonal[s] = s_ray[DIR_NW][s] | s_ray[DIR_SE][s];
+    }
+    for (unsigned m = 0; m < 1u << RANK_NB; m++) {
+        t->on_file_a[m] = 0;
+        for (int r = 0; r < RANK_NB; r++)
+            if (m >> r & 1)
+                t->on_file_a[m] |= bb_square(square_make(0, r));
+    }
+    for (int i = 0; i < FILE_NB; i++)
+        for (unsigned o = 0; o < 1u << (FILE_NB - 2); o++)
+            t->line_attacks[i][o] = (uint16_t) s_line_attacks(i, o << 1, FILE_NB);
+    for (int i = 0; i < RANK_NB; i++)
+        for (unsigned o = 0; o < 1u << (RANK_NB - 2); o++)
+            t->file_attacks[i][o] = (uint8_t) s_line_attacks(i, o << 1, RANK_NB);
     for (square_t a = 0; a < SQ_NB; a++) {
         for (int d = 0; d < DIR_NB; d++) {
             int opposite = (d + 4) % DIR_NB;
-            bitboard_t full = t->ray[d][a] | t->ray[opposite][a] | bb_square(a);
-            bitboard_t ray = t->ray[d][a];
+            bitboard_t full = s_ray[d][a] | s_ray[opposite][a] | bb_square(a);
+            bitboard_t ray = s_ray[d][a];
             while (ray) {
                 square_t b = bb_pop_lsb(&ray);
                 t->line[a][b] = full;
-                t->between[a][b] = t->ray[d][a] & t->ray[opposite][b];
+                t->between[a][b] = s_ray[d][a] & s_ray[opposite][b];
             }
         }
     }

@@ -5,9 +5,8 @@
  * it themselves, so code that only uses a board need not; code that calls the
  * attack functions before building any board must call it first.
  *
- * The representation (128-bit sets, per-direction rays with first-blocker
- * lookup) is private to attacks.c and board.c; other modules use only the
- * functions and helpers below.
+ * The representation (128-bit sets, line lookups) is private to attacks.c
+ * and board.c; other modules use only the functions and helpers below.
  */
 #ifndef CAPA_ENGINE_ATTACKS_H
 #define CAPA_ENGINE_ATTACKS_H
@@ -56,17 +55,25 @@ bitboard_t bb_dark_squares(void);
 
 /* ---- constant tables (filled by attacks_init; read-only afterwards) ---- */
 
-/* Directions: the first four run toward higher squares, the last four are
- * their opposites in the same order (d + 4). */
-enum { DIR_N, DIR_E, DIR_NE, DIR_NW, DIR_S, DIR_W, DIR_SW, DIR_SE, DIR_NB };
-
 typedef struct {
     bitboard_t knight[SQ_NB];
     bitboard_t king[SQ_NB];
     bitboard_t pawn[COLOR_NB][SQ_NB];   /* squares a pawn of that colour attacks */
-    bitboard_t ray[DIR_NB][SQ_NB + 1];  /* ray from a square (exclusive); [SQ_NB] is empty */
     bitboard_t between[SQ_NB][SQ_NB];   /* squares strictly between two aligned squares */
     bitboard_t line[SQ_NB][SQ_NB];      /* the whole line through two aligned squares */
+    /* Slider lookups (see attacks_rook). diagonal[s] and anti_diagonal[s]:
+     * the squares of the two diagonals through s, s left out. */
+    bitboard_t diagonal[SQ_NB];
+    bitboard_t anti_diagonal[SQ_NB];
+    /* on_file_a[m]: the squares of file a on the ranks in the 8-bit set m. */
+    bitboard_t on_file_a[1 << RANK_NB];
+    /* line_attacks[i][o]: the places a slider on place i of a 10-place
+     * line reaches when places 1..8 hold the blockers o (bit k-1 for place
+     * k); the end places never block anything beyond them. */
+    uint16_t line_attacks[FILE_NB][1 << (FILE_NB - 2)];
+    /* file_attacks[r][o]: the ranks a slider on rank r of a file reaches
+     * when ranks 1..6 hold the blockers o. */
+    uint8_t file_attacks[RANK_NB][1 << (RANK_NB - 2)];
 } attacks_tables_t;
 
 extern attacks_tables_t attacks_tables;
@@ -77,31 +84,43 @@ static inline bitboard_t attacks_knight(square_t s) { return attacks_tables.knig
 static inline bitboard_t attacks_king(square_t s) { return attacks_tables.king[s]; }
 static inline bitboard_t attacks_pawn(color_t c, square_t s) { return attacks_tables.pawn[c][s]; }
 
-static inline bitboard_t attacks_ray_pos_(int dir, square_t s, bitboard_t occ)
-{
-    bitboard_t a = attacks_tables.ray[dir][s];
-    bitboard_t blk = a & occ;
-    if (blk)
-        a ^= attacks_tables.ray[dir][bb_lsb(blk)];
-    return a;
-}
-static inline bitboard_t attacks_ray_neg_(int dir, square_t s, bitboard_t occ)
-{
-    bitboard_t a = attacks_tables.ray[dir][s];
-    bitboard_t blk = a & occ;
-    if (blk)
-        a ^= attacks_tables.ray[dir][bb_msb(blk)];
-    return a;
-}
+/* Rook attacks by table lookup, without branches. Along the rank, the
+ * blockers on files b..i are shifted down to an 8-bit index. Along the
+ * file, the blockers on ranks 2..7 of the file, shifted to file a, sit on
+ * bits 10, 20, .., 60 of the low word; one multiplication gathers them on
+ * bits 58..63 (bit 10k lands on 57 + k; the products of any other pair of
+ * bits land above bit 63 or sum to less than 2^57, so nothing carries in). */
+#define ATTACKS_FILE_INNER_ ((uint64_t) 0x1004010040100400ULL)
+#define ATTACKS_FILE_MAGIC_ ((uint64_t) 0x0001008040201008ULL)
+/* bits 0, 10, .., 70: the first square of each rank */
+#define ATTACKS_RANK_REPEAT_ (((bitboard_t) 0x40 << 64) | 0x1004010040100401ULL)
 static inline bitboard_t attacks_rook(square_t s, bitboard_t occ)
 {
-    return attacks_ray_pos_(DIR_N, s, occ) | attacks_ray_pos_(DIR_E, s, occ) |
-           attacks_ray_neg_(DIR_S, s, occ) | attacks_ray_neg_(DIR_W, s, occ);
+    int f = square_file(s), r = square_rank(s);
+    unsigned rank_occ = (unsigned) (occ >> (r * FILE_NB + 1)) & 0xFF;
+    bitboard_t a = (bitboard_t) attacks_tables.line_attacks[f][rank_occ] << (r * FILE_NB);
+    uint64_t file_occ = (uint64_t) (occ >> f) & ATTACKS_FILE_INNER_;
+    unsigned idx = (unsigned) ((file_occ * ATTACKS_FILE_MAGIC_) >> 58);
+    return a | attacks_tables.on_file_a[attacks_tables.file_attacks[r][idx]] << f;
+}
+
+/* The squares a slider on s reaches along one diagonal: every square of a
+ * diagonal is on its own file, so folding the eight ranks of the blockers
+ * onto one gives them by file; the line table gives the files reached, and
+ * a multiplication copies that set of files onto every rank. */
+static inline bitboard_t attacks_diagonal_(square_t s, bitboard_t occ, bitboard_t diagonal)
+{
+    bitboard_t x = occ & diagonal;
+    uint64_t y = ((uint64_t) x | (uint64_t) (x >> 40)) & 0xFFFFFFFFFFULL; /* ranks 0-3 | 4-7 */
+    y |= y >> 20;
+    y |= y >> 10;
+    unsigned files = attacks_tables.line_attacks[square_file(s)][(y >> 1) & 0xFF];
+    return ((bitboard_t) files * ATTACKS_RANK_REPEAT_) & diagonal;
 }
 static inline bitboard_t attacks_bishop(square_t s, bitboard_t occ)
 {
-    return attacks_ray_pos_(DIR_NE, s, occ) | attacks_ray_pos_(DIR_NW, s, occ) |
-           attacks_ray_neg_(DIR_SE, s, occ) | attacks_ray_neg_(DIR_SW, s, occ);
+    return attacks_diagonal_(s, occ, attacks_tables.diagonal[s]) |
+           attacks_diagonal_(s, occ, attacks_tables.anti_diagonal[s]);
 }
 /* Squares strictly between a and b if they share a rank, file or diagonal, else empty. */
 static inline bitboard_t attacks_between(square_t a, square_t b) { return attacks_tables.between[a][b]; }
