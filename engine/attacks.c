@@ -135,18 +135,3 @@ bitboard_t bb_dark_squares(void)
             b |= bb_square(s);
     return b;
 }
-
-bitboard_t attacks_piece(piece_type_t t, color_t c, square_t s, bitboard_t occ)
-{
-    switch (t) {
-    case PAWN: return attacks_pawn(c, s);
-    case KNIGHT: return attacks_knight(s);
-    case BISHOP: return attacks_bishop(s, occ);
-    case ROOK: return attacks_rook(s, occ);
-    case ARCHBISHOP: return attacks_bishop(s, occ) | attacks_knight(s);
-    case CHANCELLOR: return attacks_rook(s, occ) | attacks_knight(s);
-    case QUEEN: return attacks_bishop(s, occ) | attacks_rook(s, occ);
-    case KING: return attacks_king(s);
-    default: return 0;
-    }
-}

@@ -127,8 +127,22 @@ static inline bitboard_t attacks_between(square_t a, square_t b) { return attack
 /* The full rank, file or diagonal through a and b (both included), else empty. */
 static inline bitboard_t attacks_line(square_t a, square_t b) { return attacks_tables.line[a][b]; }
 
-/* Attacks of any piece type (pawns: captures only) from s with occupancy occ. */
-bitboard_t attacks_piece(piece_type_t t, color_t c, square_t s, bitboard_t occ);
+/* Attacks of any piece type (pawns: captures only) from s with occupancy
+ * occ. Inline, so that a caller whose t is known has no switch left. */
+static inline bitboard_t attacks_piece(piece_type_t t, color_t c, square_t s, bitboard_t occ)
+{
+    switch (t) {
+    case PAWN: return attacks_pawn(c, s);
+    case KNIGHT: return attacks_knight(s);
+    case BISHOP: return attacks_bishop(s, occ);
+    case ROOK: return attacks_rook(s, occ);
+    case ARCHBISHOP: return attacks_bishop(s, occ) | attacks_knight(s);
+    case CHANCELLOR: return attacks_rook(s, occ) | attacks_knight(s);
+    case QUEEN: return attacks_bishop(s, occ) | attacks_rook(s, occ);
+    case KING: return attacks_king(s);
+    default: return 0;
+    }
+}
 
 /* Whether a piece type moves like a rook / bishop / knight (in part). */
 static inline bool piece_type_slides_straight(piece_type_t t)

@@ -176,19 +176,6 @@ EVAL_INLINE bitboard_t s_pawn_attacks(bitboard_t pawns, color_t c)
     return ((pawns & not_a) >> 11) | ((pawns & not_j) >> 9);
 }
 
-EVAL_INLINE bitboard_t s_piece_attacks(piece_type_t t, square_t s, bitboard_t occ)
-{
-    switch (t) {
-    case KNIGHT: return attacks_knight(s);
-    case BISHOP: return attacks_bishop(s, occ);
-    case ROOK: return attacks_rook(s, occ);
-    case ARCHBISHOP: return attacks_bishop(s, occ) | attacks_knight(s);
-    case CHANCELLOR: return attacks_rook(s, occ) | attacks_knight(s);
-    case QUEEN: return attacks_bishop(s, occ) | attacks_rook(s, occ);
-    default: return 0;
-    }
-}
-
 #define V(name) (p->value[PARAM_##name])
 
 /* ---- pawn structure and the pawn table ---- */
@@ -412,7 +399,7 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
             square_t s = bb_pop_lsb(&set);
             m += s_t.centre_rel[s] * p->value[CENTRE_MG[t]];
             e += s_t.centre_rel[s] * p->value[CENTRE_MG[t] + 1];
-            bitboard_t att = s_piece_attacks((piece_type_t) t, s, occ);
+            bitboard_t att = attacks_piece((piece_type_t) t, us, s, occ);
             all_att |= att;
             out->by[t] |= att;
             if (t == KNIGHT || t == BISHOP)
