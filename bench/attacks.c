@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "attacks.h"
+#include "stats_rng.h"
 
 #define OCCUPANCIES 4096
 
@@ -19,13 +20,12 @@ static double s_cpu_seconds(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint64_t s_rng = 0x2545F4914F6CDD1DULL;
-static uint64_t s_next(void)
+static stats_rng_t s_rng;
+
+/* A random set of squares, each on with probability one half. */
+static bitboard_t s_random_set(void)
 {
-    s_rng ^= s_rng << 13;
-    s_rng ^= s_rng >> 7;
-    s_rng ^= s_rng << 17;
-    return s_rng;
+    return (((bitboard_t) stats_rng_next(&s_rng) << 64) | stats_rng_next(&s_rng)) & bb_all();
 }
 
 int main(int argc, char **argv)
@@ -36,12 +36,11 @@ int main(int argc, char **argv)
         return 2;
     }
     attacks_init();
+    stats_rng_seed(&s_rng, 1);
     /* about a quarter of the board occupied, as in a middle game */
     static bitboard_t occ[OCCUPANCIES];
     for (int i = 0; i < OCCUPANCIES; i++) {
-        bitboard_t a = ((bitboard_t) s_next() << 64) | s_next();
-        bitboard_t b = ((bitboard_t) s_next() << 64) | s_next();
-        occ[i] = a & b & bb_all();
+        occ[i] = s_random_set() & s_random_set();
     }
     long calls = millions * 1000000L;
     for (int kind = 0; kind < 2; kind++) {

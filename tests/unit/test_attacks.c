@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include "attacks.h"
+#include "stats_rng.h"
 
 static const int DF[8] = { 0, 1, 1, -1, 0, -1, -1, 1 };
 static const int DR[8] = { 1, 0, 1, 1, -1, 0, -1, -1 };
@@ -28,13 +29,12 @@ static bitboard_t s_walk(square_t s, bitboard_t occ, bool diagonal)
     return a;
 }
 
-static uint64_t s_rng = 0x9E3779B97F4A7C15ULL;
-static uint64_t s_next(void)
+static stats_rng_t s_rng;
+
+/* A random set of squares, each on with probability one half. */
+static bitboard_t s_random_set(void)
 {
-    s_rng ^= s_rng << 13;
-    s_rng ^= s_rng >> 7;
-    s_rng ^= s_rng << 17;
-    return s_rng;
+    return (((bitboard_t) stats_rng_next(&s_rng) << 64) | stats_rng_next(&s_rng)) & bb_all();
 }
 
 static void s_check_all_squares(bitboard_t occ)
@@ -63,13 +63,14 @@ static void slider_attacks_match_a_walk_on_an_empty_and_a_full_board(void)
 static void slider_attacks_match_a_walk_on_random_occupancies(void)
 {
     attacks_init();
+    stats_rng_seed(&s_rng, 1);
     for (int i = 0; i < 3000; i++) {
-        bitboard_t occ = (((bitboard_t) s_next() << 64) | s_next()) & bb_all();
+        bitboard_t occ = s_random_set();
         /* sparse, middling and dense boards */
         if (i % 3 == 0)
-            occ &= (((bitboard_t) s_next() << 64) | s_next());
+            occ &= s_random_set();
         if (i % 3 == 1)
-            occ |= (((bitboard_t) s_next() << 64) | s_next()) & bb_all();
+            occ |= s_random_set();
         s_check_all_squares(occ);
     }
 }
