@@ -6,19 +6,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "attacks.h"
+#include "bench_util.h"
 #include "stats_rng.h"
 
 #define OCCUPANCIES 4096
-
-static double s_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static stats_rng_t s_rng;
 
@@ -39,19 +32,18 @@ int main(int argc, char **argv)
     stats_rng_seed(&s_rng, 1);
     /* about a quarter of the board occupied, as in a middle game */
     static bitboard_t occ[OCCUPANCIES];
-    for (int i = 0; i < OCCUPANCIES; i++) {
+    for (int i = 0; i < OCCUPANCIES; i++)
         occ[i] = s_random_set() & s_random_set();
-    }
     long calls = millions * 1000000L;
     for (int kind = 0; kind < 2; kind++) {
         bitboard_t sink = 0;
-        double c0 = s_cpu_seconds();
+        double c0 = bench_cpu_seconds();
         for (long i = 0; i < calls; i++) {
             square_t s = (square_t) (i % SQ_NB);
             bitboard_t o = occ[(i ^ (i >> 7)) & (OCCUPANCIES - 1)];
             sink ^= kind == 0 ? attacks_rook(s, o) : attacks_bishop(s, o);
         }
-        double cpu = s_cpu_seconds() - c0;
+        double cpu = bench_cpu_seconds() - c0;
         printf("%s: %ld calls in %.2f cpu-s: %.1f ns a call (checksum %d)\n",
                kind == 0 ? "rook" : "bishop", calls, cpu, cpu * 1e9 / (double) calls,
                bb_popcount(sink));

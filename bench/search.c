@@ -6,18 +6,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "bench.h"
+#include "bench_util.h"
 #include "board.h"
 #include "search.h"
-
-static double s_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {
@@ -39,9 +32,9 @@ int main(int argc, char **argv)
         search_limits_init(&lim);
         lim.movetime_ms = seconds * 1000;
         search_result_t res;
-        double c0 = s_cpu_seconds();
+        double c0 = bench_cpu_seconds();
         search_go(s, b, &lim, &res);
-        double cpu = s_cpu_seconds() - c0;
+        double cpu = bench_cpu_seconds() - c0;
         double wall_nps = res.time_ms > 0 ? res.nodes * 1000.0 / res.time_ms : 0;
         double cpu_nps = cpu > 0 ? res.nodes / cpu : 0;
         printf("run %d: capablanca start, depth %d, %" PRIu64 " nodes in %" PRId64
@@ -57,9 +50,9 @@ int main(int argc, char **argv)
     uint64_t nodes;
     int64_t ms;
     char err[256];
-    double c0 = s_cpu_seconds();
+    double c0 = bench_cpu_seconds();
     if (bench_run(BENCH_DEFAULT_DEPTH, BENCH_DEFAULT_HASH_MB, &nodes, &ms, err, sizeof err) == 0) {
-        double cpu = s_cpu_seconds() - c0;
+        double cpu = bench_cpu_seconds() - c0;
         printf("bench set: %" PRIu64 " nodes (signature), %" PRId64 " ms, %.0f nodes/s wall, "
                "%.0f nodes/s cpu\n", nodes, ms, ms > 0 ? nodes * 1000.0 / ms : 0.0,
                cpu > 0 ? nodes / cpu : 0.0);

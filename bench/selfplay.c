@@ -6,16 +6,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "selfplay.h"
-
-static double s_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {
@@ -32,12 +25,12 @@ int main(int argc, char **argv)
     cfg.starts.seed = 2026;
     selfplay_stats_t st;
     char err[256];
-    double c0 = s_cpu_seconds();
+    double c0 = bench_cpu_seconds();
     if (selfplay_run(&cfg, &st, err, sizeof err) < 0) {
         fprintf(stderr, "bench_selfplay: %s\n", err);
         return 1;
     }
-    double cpu = s_cpu_seconds() - c0;
+    double cpu = bench_cpu_seconds() - c0;
     selfplay_print(stdout, &st);
     int games = 2 * st.pairs;
     printf("throughput at %llu nodes/move: %.1f games/min wall (%d threads), %.1f games/min "

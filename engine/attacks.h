@@ -104,23 +104,25 @@ static inline bitboard_t attacks_rook(square_t s, bitboard_t occ)
     return a | attacks_tables.on_file_a[attacks_tables.file_attacks[r][idx]] << f;
 }
 
-/* The squares a slider on s reaches along one diagonal: every square of a
+/* The squares a slider on file `file` reaches along one diagonal, whose
+ * squares (the slider's left out) are `diagonal`. Every square of a
  * diagonal is on its own file, so folding the eight ranks of the blockers
  * onto one gives them by file; the line table gives the files reached, and
  * a multiplication copies that set of files onto every rank. */
-static inline bitboard_t attacks_diagonal_(square_t s, bitboard_t occ, bitboard_t diagonal)
+static inline bitboard_t attacks_diagonal_(int file, bitboard_t occ, bitboard_t diagonal)
 {
     bitboard_t x = occ & diagonal;
     uint64_t y = ((uint64_t) x | (uint64_t) (x >> 40)) & 0xFFFFFFFFFFULL; /* ranks 0-3 | 4-7 */
     y |= y >> 20;
     y |= y >> 10;
-    unsigned files = attacks_tables.line_attacks[square_file(s)][(y >> 1) & 0xFF];
+    unsigned files = attacks_tables.line_attacks[file][(y >> 1) & 0xFF];
     return ((bitboard_t) files * ATTACKS_RANK_REPEAT_) & diagonal;
 }
 static inline bitboard_t attacks_bishop(square_t s, bitboard_t occ)
 {
-    return attacks_diagonal_(s, occ, attacks_tables.diagonal[s]) |
-           attacks_diagonal_(s, occ, attacks_tables.anti_diagonal[s]);
+    int f = square_file(s);
+    return attacks_diagonal_(f, occ, attacks_tables.diagonal[s]) |
+           attacks_diagonal_(f, occ, attacks_tables.anti_diagonal[s]);
 }
 /* Squares strictly between a and b if they share a rank, file or diagonal, else empty. */
 static inline bitboard_t attacks_between(square_t a, square_t b) { return attacks_tables.between[a][b]; }

@@ -16,6 +16,13 @@ double bench_now(void)
     return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
+double bench_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
 int bench_pg_cluster(const char *cmd, const char *dir, char *out, size_t len)
 {
     char line[1024];

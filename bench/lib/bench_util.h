@@ -9,6 +9,9 @@
 /* Seconds on the monotonic clock. */
 double bench_now(void);
 
+/* CPU seconds this process has used (all its threads). */
+double bench_cpu_seconds(void);
+
 /* Runs `scripts/pgtmp.sh CMD DIR` (start, stop, ...); its first output line
  * (start: the conninfo) into out when out is not NULL. 0, or -1 on failure. */
 int bench_pg_cluster(const char *cmd, const char *dir, char *out, size_t len);
