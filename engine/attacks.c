@@ -5,6 +5,17 @@
 
 attacks_tables_t attacks_tables;
 
+#define SQ_BB_(s) ((bitboard_t) 1 << (s))
+#define SQ_BB_RANK_(r)                                                             \
+    SQ_BB_(r * 10 + 0), SQ_BB_(r * 10 + 1), SQ_BB_(r * 10 + 2), SQ_BB_(r * 10 + 3), \
+    SQ_BB_(r * 10 + 4), SQ_BB_(r * 10 + 5), SQ_BB_(r * 10 + 6), SQ_BB_(r * 10 + 7), \
+    SQ_BB_(r * 10 + 8), SQ_BB_(r * 10 + 9)
+const bitboard_t attacks_square_bb[SQ_NB + 1] = {
+    SQ_BB_RANK_(0), SQ_BB_RANK_(1), SQ_BB_RANK_(2), SQ_BB_RANK_(3),
+    SQ_BB_RANK_(4), SQ_BB_RANK_(5), SQ_BB_RANK_(6), SQ_BB_RANK_(7), SQ_BB_(SQ_NONE) };
+#undef SQ_BB_RANK_
+#undef SQ_BB_
+
 static pthread_once_t s_once = PTHREAD_ONCE_INIT;
 
 /* Directions: the first four run toward higher squares, the last four are

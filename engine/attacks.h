@@ -19,7 +19,10 @@ void attacks_init(void);
 
 #define BB_EMPTY ((bitboard_t) 0)
 
-static inline bitboard_t bb_square(square_t s) { return (bitboard_t) 1 << s; }
+/* bb_square's table: the set of square s alone, for s up to SQ_NONE (a
+ * table lookup is cheaper than a 128-bit variable shift). */
+extern const bitboard_t attacks_square_bb[SQ_NB + 1];
+static inline bitboard_t bb_square(square_t s) { return attacks_square_bb[s]; }
 static inline bool bb_test(bitboard_t b, square_t s) { return (b >> s) & 1; }
 static inline int bb_popcount(bitboard_t b)
 {

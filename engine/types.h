@@ -108,9 +108,21 @@ int variant_from_name(const char *name, variant_t *out);
  * file-letter castling rights, "JAja"). Static storage, never NULL. */
 const char *variant_start_fen(variant_t v);
 
-/* Square helpers. */
-static inline int square_file(square_t s) { return s % FILE_NB; }
-static inline int square_rank(square_t s) { return s / FILE_NB; }
+/* Square helpers. The file and rank come from tables rather than a
+ * division by 10 (SQ_NONE's entries are those of the division). */
+#define SQUARE_FILES_ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+#define SQUARE_RANK_(r) r, r, r, r, r, r, r, r, r, r
+static const uint8_t SQUARE_FILE_[SQ_NB + 1] = {
+    SQUARE_FILES_, SQUARE_FILES_, SQUARE_FILES_, SQUARE_FILES_,
+    SQUARE_FILES_, SQUARE_FILES_, SQUARE_FILES_, SQUARE_FILES_, 0 };
+static const uint8_t SQUARE_RANK_[SQ_NB + 1] = {
+    SQUARE_RANK_(0), SQUARE_RANK_(1), SQUARE_RANK_(2), SQUARE_RANK_(3),
+    SQUARE_RANK_(4), SQUARE_RANK_(5), SQUARE_RANK_(6), SQUARE_RANK_(7), 8 };
+#undef SQUARE_FILES_
+#undef SQUARE_RANK_
+_Static_assert(FILE_NB == 10 && RANK_NB == 8 && SQ_NONE == SQ_NB, "square tables are for 10x8");
+static inline int square_file(square_t s) { return SQUARE_FILE_[s]; }
+static inline int square_rank(square_t s) { return SQUARE_RANK_[s]; }
 static inline square_t square_make(int file, int rank) { return rank * FILE_NB + file; }
 /* Rank as seen from colour c (0 = its own back rank). */
 static inline int square_relative_rank(color_t c, square_t s)
