@@ -137,7 +137,7 @@
     X(KingAttackQueen, 11, 0, 100)            \
     X(KingSafeCheck, 16, 0, 100)              \
     X(KingDangerMg, 42, 0, 400)               \
-    X(KingDangerCapMg, 1000, 0, 2000)         \
+    X(KingDangerCapMg, 500, 0, 2000)          \
     X(KingShieldMg, 7, -100, 200)             \
     X(KingOpenFileMg, -12, -200, 200)         \
     X(KingStormMg, -6, -100, 100)             \
@@ -190,7 +190,7 @@
     X(ScaleNoPawns, 28, 0, 64)                \
     X(ScalePerPawn, 7, 0, 64)                 \
     X(ScaleOppositeBishops, 42, 0, 64)        \
-    X(Tempo, 25, -100, 100)                   \
+    X(Tempo, 11, -100, 100)                   \
     X(SearchAspDelta, 30, 5, 300)             \
     X(SearchRfpDepth, 6, 0, 16)               \
     X(SearchRfpMargin, 90, 10, 400)           \

@@ -583,10 +583,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         if (depth <= SP(s, RfpDepth) && static_eval - SP(s, RfpMargin) * depth >= beta &&
             abs(beta) < SCORE_MATE_IN_MAX)
             return static_eval;
-        /* Null move, unless the hash entry's upper bound says this node
-         * fails low. */
-        if (null_ok && depth >= 3 && static_eval >= beta && s_has_non_pawn(b, board_side(b)) &&
-            !(hit && (te.bound_gen & 3) == TT_BOUND_UPPER && tt_score < beta)) {
+        /* Null move. */
+        if (null_ok && depth >= 3 && static_eval >= beta && s_has_non_pawn(b, board_side(b))) {
             int excess = (static_eval - beta) / SP(s, NullEvalDiv);
             int r = SP(s, NullBase) + depth / SP(s, NullDepthDiv) + (excess < 3 ? excess : 3);
             s->stack[ply].move = MOVE_NULL;
