@@ -5,14 +5,14 @@
 
 attacks_tables_t attacks_tables;
 
-#define SQ_BB_(s) ((bitboard_t) 1 << (s))
-#define SQ_BB_RANK_(r)                                                             \
-    SQ_BB_(r * 10 + 0), SQ_BB_(r * 10 + 1), SQ_BB_(r * 10 + 2), SQ_BB_(r * 10 + 3), \
-    SQ_BB_(r * 10 + 4), SQ_BB_(r * 10 + 5), SQ_BB_(r * 10 + 6), SQ_BB_(r * 10 + 7), \
-    SQ_BB_(r * 10 + 8), SQ_BB_(r * 10 + 9)
+/* (ten files a rank: types.h asserts the 10x8 board) */
+#define SQ_BB_(r, f) ((bitboard_t) 1 << ((r) * FILE_NB + (f)))
+#define SQ_BB_RANK_(r)                                                               \
+    SQ_BB_(r, 0), SQ_BB_(r, 1), SQ_BB_(r, 2), SQ_BB_(r, 3), SQ_BB_(r, 4), SQ_BB_(r, 5), \
+    SQ_BB_(r, 6), SQ_BB_(r, 7), SQ_BB_(r, 8), SQ_BB_(r, 9)
 const bitboard_t attacks_square_bb[SQ_NB + 1] = {
     SQ_BB_RANK_(0), SQ_BB_RANK_(1), SQ_BB_RANK_(2), SQ_BB_RANK_(3),
-    SQ_BB_RANK_(4), SQ_BB_RANK_(5), SQ_BB_RANK_(6), SQ_BB_RANK_(7), SQ_BB_(SQ_NONE) };
+    SQ_BB_RANK_(4), SQ_BB_RANK_(5), SQ_BB_RANK_(6), SQ_BB_RANK_(7), SQ_BB_(RANK_NB, 0) };
 #undef SQ_BB_RANK_
 #undef SQ_BB_
 
