@@ -64,7 +64,8 @@
  * -SearchSeeQuietMargin x (LMR depth)^2, of captures at depth <=
  * SearchSeeNoisyDepth below -SearchSeeNoisyMargin x depth; LMR from
  * SearchLmrBase / 100 + ln(depth) ln(move) / (SearchLmrDivisor / 100),
- * less (history + counter-move history) / SearchLmrHistoryDiv; the
+ * less (history + counter-move history) / SearchLmrHistoryDiv, plus
+ * SearchLmrCutNode at an expected cut node; the
  * history bonus of a quiet move
  * that cuts off (and the malus of those tried before it) SearchHistoryBonus
  * x depth^2 + SearchHistoryLinear x depth + SearchHistoryOffset, at most
@@ -211,6 +212,7 @@
     X(SearchLmrBase, 75, 0, 300)              \
     X(SearchLmrDivisor, 225, 50, 1000)        \
     X(SearchLmrHistoryDiv, 8000, 500, 65536)  \
+    X(SearchLmrCutNode, 0, 0, 4)              \
     X(SearchHistoryBonus, 44, 1, 400)         \
     X(SearchHistoryLinear, 211, -2000, 2000)  \
     X(SearchHistoryOffset, -205, -4000, 4000) \

@@ -503,7 +503,11 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
     return best;
 }
 
-static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool null_ok)
+/* cut_node: the node is expected to fail high (the child of a reduced or
+ * full-depth zero-window search from an expected all node, as in
+ * Stockfish); never a PV node. */
+static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool null_ok,
+                    bool cut_node)
 {
     board_t *b = &s->board;
     bool in_check = board_in_check(b);
@@ -590,7 +594,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
             s->stack[ply].move = MOVE_NULL;
             s->stack[ply].piece = NO_PIECE;
             board_make_null(b);
-            int score = -s_search(s, -beta, -beta + 1, depth - 1 - r, ply + 1, false);
+            int score = -s_search(s, -beta, -beta + 1, depth - 1 - r, ply + 1, false, !cut_node);
             board_unmake_null(b);
             if (s->aborted)
                 return 0;
@@ -615,7 +619,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         te.depth >= depth - 3 && abs(tt_score) < SCORE_MATE_IN_MAX) {
         int sbeta = tt_score - 2 * depth;
         s->stack[ply].excluded = tt_move;
-        int v = s_search(s, sbeta - 1, sbeta, (depth - 1) / 2, ply, false);
+        int v = s_search(s, sbeta - 1, sbeta, (depth - 1) / 2, ply, false, cut_node);
         s->stack[ply].excluded = MOVE_NONE;
         s->pv_len[ply] = 0;
         if (s->aborted)
@@ -682,7 +686,7 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         int new_depth = depth - 1 + (gives_check || (singular && m == tt_move) ? 1 : 0);
         int score;
         if (moves == 1) {
-            score = -s_search(s, -beta, -alpha, new_depth, ply + 1, true);
+            score = -s_search(s, -beta, -alpha, new_depth, ply + 1, true, !pv_node && !cut_node);
         } else {
             int r = 0;
             if (depth >= 3 && moves > 2 && quiet && !in_check && !gives_check) {
@@ -693,6 +697,8 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                     r--;
                 if (tt_capture)
                     r++;
+                if (cut_node)
+                    r += SP(s, LmrCutNode);
                 int h = s->history[us][move_from(m)][move_to(m)];
                 if (cont)
                     h += (*cont)[piece_type(moved)][move_to(m)];
@@ -702,11 +708,12 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
                 if (r < 0)
                     r = 0;
             }
-            score = -s_search(s, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+            score = -s_search(s, -alpha - 1, -alpha, new_depth - r, ply + 1, true,
+                              r > 0 || !cut_node);
             if (score > alpha && r > 0)
-                score = -s_search(s, -alpha - 1, -alpha, new_depth, ply + 1, true);
+                score = -s_search(s, -alpha - 1, -alpha, new_depth, ply + 1, true, !cut_node);
             if (score > alpha && score < beta)
-                score = -s_search(s, -beta, -alpha, new_depth, ply + 1, true);
+                score = -s_search(s, -beta, -alpha, new_depth, ply + 1, true, false);
         }
         board_unmake(b);
         if (s->aborted)
@@ -831,7 +838,7 @@ int search_go(search_t *s, const board_t *root, const search_limits_t *limits,
         }
         int score;
         for (;;) {
-            score = s_search(s, alpha, beta, d, 0, false);
+            score = s_search(s, alpha, beta, d, 0, false, false);
             if (s->aborted)
                 break;
             if (score <= alpha) {
