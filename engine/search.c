@@ -503,9 +503,11 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
     return best;
 }
 
-/* cut_node: the node is expected to fail high (the child of a reduced or
- * full-depth zero-window search from an expected all node, as in
- * Stockfish); never a PV node. */
+/* cut_node: the node is expected to fail high, as Stockfish judges it.
+ * The child of a reduced (LMR) zero-window search is one; the child of any
+ * other zero-window search (a non-PV node's first move, a late move at full
+ * depth, the null move) is of the other kind than its parent; a PV node
+ * never is one, and a singular search keeps its node's kind. */
 static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool null_ok,
                     bool cut_node)
 {
