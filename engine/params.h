@@ -70,7 +70,9 @@
  * that cuts off (and the malus of those tried before it) SearchHistoryBonus
  * x depth^2 + SearchHistoryLinear x depth + SearchHistoryOffset, at most
  * SearchHistoryMax and at least 1; quiescence delta pruning margin
- * SearchQsDelta. They are what an
+ * SearchQsDelta; with SearchQsTtStand 1 the quiescence search stands
+ * on the hash score instead of the evaluation where the entry's bound
+ * says the score is the better estimate. They are what an
  * SPSA run tunes for strength (configs/run-spsa-search.json); the texel
  * tuner (capa tune) fits evaluation weights only and leaves them alone, and
  * params_material_only keeps them.
@@ -217,7 +219,8 @@
     X(SearchHistoryLinear, 211, -2000, 2000)  \
     X(SearchHistoryOffset, -205, -4000, 4000) \
     X(SearchHistoryMax, 8000, 100, 16384)     \
-    X(SearchQsDelta, 200, 0, 1000)
+    X(SearchQsDelta, 200, 0, 1000)            \
+    X(SearchQsTtStand, 0, 0, 1)
 
 typedef enum {
 #define PARAMS_ENUM_(name, def, lo, hi) PARAM_##name,

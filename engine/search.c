@@ -438,6 +438,16 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
         raw = hit ? te.eval : s_evaluate(s);
         corr_entries_t ce = s_corr_entries(s, b);
         stand = s_corrected(&ce, raw);
+        /* The hash score, where its bound points away from the evaluation
+         * (a lower bound above it, an upper bound below it), is the closer
+         * estimate of what this position is worth (as in Stockfish). */
+        if (hit && SP(s, QsTtStand)) {
+            int ts = tt_score_from(te.score, ply);
+            int bound = te.bound_gen & 3;
+            if (ts > -SCORE_MATE_IN_MAX && ts < SCORE_MATE_IN_MAX &&
+                (bound & (ts > stand ? TT_BOUND_LOWER : TT_BOUND_UPPER)))
+                stand = ts;
+        }
         if (stand >= beta)
             return stand;
         if (stand > alpha)

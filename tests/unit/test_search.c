@@ -334,7 +334,7 @@ static void search_parameters_steer_the_search(void)
         { PARAM_SearchRfpMargin, 300 },   { PARAM_SearchNullBase, 1 },
         { PARAM_SearchLmpScale, 50 },     { PARAM_SearchSeeQuietMargin, 150 },
         { PARAM_SearchAspDelta, 5 },      { PARAM_SearchHistoryBonus, 200 },
-        { PARAM_SearchLmrCutNode, 2 },
+        { PARAM_SearchLmrCutNode, 2 },    { PARAM_SearchQsTtStand, 1 },
     };
     for (size_t i = 0; i < sizeof CHANGES / sizeof CHANGES[0]; i++) {
         params_t q = p;
