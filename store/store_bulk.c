@@ -41,6 +41,23 @@ static void s_add_i64(s_buf_t *b, int64_t v, bool first)
     s_add(b, tmp);
 }
 
+/* The array literal of n ids ("{1,2,3}") in *out, which the caller frees. */
+static int s_i64_array(store_t *store, const int64_t *ids, size_t n, char **out)
+{
+    s_buf_t b = { 0 };
+    s_add(&b, "{");
+    for (size_t i = 0; i < n; i++)
+        s_add_i64(&b, ids[i], i == 0);
+    s_add(&b, "}");
+    *out = b.s;
+    if (b.oom) {
+        free(b.s);
+        *out = NULL;
+        return store_fail(store, CAPA_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
 /* Leases are state the coordinator can rebuild (a lost lease row only means
  * its pairs are played again), so their writes do not wait for the disk
  * flush: synchronous_commit off for that one transaction. Pairs are never
@@ -135,23 +152,18 @@ int store_bulk_tasks_finish(store_t *store, const int64_t *ids, size_t n,
     *n_out = 0;
     if (n == 0)
         return 0;
-    s_buf_t b = { 0 };
-    s_add(&b, "{");
-    for (size_t i = 0; i < n; i++)
-        s_add_i64(&b, ids[i], i == 0);
-    s_add(&b, "}");
-    if (b.oom) {
-        free(b.s);
-        return store_fail(store, CAPA_ENOMEM, "out of memory");
-    }
-    const char *params[] = { b.s };
+    char *array;
+    int rc = s_i64_array(store, ids, n, &array);
+    if (rc < 0)
+        return rc;
+    const char *params[] = { array };
     PGresult *res = NULL;
-    int rc = s_exec_async(store, "finish tasks",
-                        "WITH ended AS (UPDATE tasks SET status = 'done', ended_at = now()"
-                        "  WHERE id = ANY($1::bigint[]) AND status = 'active'"
-                        "  RETURNING id, run_id, first_pair, last_pair)" STORE_UNSTORED_RANGES,
-                        1, params, &res);
-    free(b.s);
+    rc = s_exec_async(store, "finish tasks",
+                      "WITH ended AS (UPDATE tasks SET status = 'done', ended_at = now()"
+                      "  WHERE id = ANY($1::bigint[]) AND status = 'active'"
+                      "  RETURNING id, run_id, first_pair, last_pair)" STORE_UNSTORED_RANGES,
+                      1, params, &res);
+    free(array);
     if (rc < 0)
         return rc;
     rc = store_ranges_from(store, res, ranges_p, n_out);
@@ -193,22 +205,17 @@ int store_bulk_revoked(store_t *store, const int64_t *ids, size_t n, int64_t **r
     *n_out = 0;
     if (n == 0)
         return 0;
-    s_buf_t b = { 0 };
-    s_add(&b, "{");
-    for (size_t i = 0; i < n; i++)
-        s_add_i64(&b, ids[i], i == 0);
-    s_add(&b, "}");
-    if (b.oom) {
-        free(b.s);
-        return store_fail(store, CAPA_ENOMEM, "out of memory");
-    }
-    const char *params[] = { b.s };
+    char *array;
+    int rc = s_i64_array(store, ids, n, &array);
+    if (rc < 0)
+        return rc;
+    const char *params[] = { array };
     PGresult *res = NULL;
-    int rc = store_exec(store, "revoked contributors",
-                        "SELECT id FROM contributors WHERE id = ANY($1::bigint[])"
-                        " AND revoked_at IS NOT NULL",
-                        1, params, &res);
-    free(b.s);
+    rc = store_exec(store, "revoked contributors",
+                    "SELECT id FROM contributors WHERE id = ANY($1::bigint[])"
+                    " AND revoked_at IS NOT NULL",
+                    1, params, &res);
+    free(array);
     if (rc < 0)
         return rc;
     int rows = PQntuples(res);
