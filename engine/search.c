@@ -423,13 +423,14 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
 
     tt_entry_t te;
     move_t tt_move = MOVE_NONE;
+    int ts = 0, tt_bound = TT_BOUND_NONE;
     bool hit = tt_probe(s->tt, board_key(b), &te);
     if (hit) {
         tt_move = te.move;
-        int ts = tt_score_from(te.score, ply);
-        int bound = te.bound_gen & 3;
-        if (!pv_node && (bound == TT_BOUND_EXACT || (bound == TT_BOUND_LOWER && ts >= beta) ||
-                         (bound == TT_BOUND_UPPER && ts <= alpha)))
+        ts = tt_score_from(te.score, ply);
+        tt_bound = te.bound_gen & 3;
+        if (!pv_node && (tt_bound == TT_BOUND_EXACT || (tt_bound == TT_BOUND_LOWER && ts >= beta) ||
+                         (tt_bound == TT_BOUND_UPPER && ts <= alpha)))
             return ts;
     }
 
@@ -441,13 +442,9 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
         /* The hash score, where its bound points away from the evaluation
          * (a lower bound above it, an upper bound below it), is the closer
          * estimate of what this position is worth (as in Stockfish). */
-        if (hit && SP(s, QsTtStand)) {
-            int ts = tt_score_from(te.score, ply);
-            int bound = te.bound_gen & 3;
-            if (ts > -SCORE_MATE_IN_MAX && ts < SCORE_MATE_IN_MAX &&
-                (bound & (ts > stand ? TT_BOUND_LOWER : TT_BOUND_UPPER)))
-                stand = ts;
-        }
+        if (hit && SP(s, QsTtStand) && abs(ts) < SCORE_MATE_IN_MAX &&
+            (tt_bound & (ts > stand ? TT_BOUND_LOWER : TT_BOUND_UPPER)))
+            stand = ts;
         if (stand >= beta)
             return stand;
         if (stand > alpha)

@@ -49,12 +49,12 @@ static int s_i64_array(store_t *store, const int64_t *ids, size_t n, char **out)
     for (size_t i = 0; i < n; i++)
         s_add_i64(&b, ids[i], i == 0);
     s_add(&b, "}");
-    *out = b.s;
     if (b.oom) {
         free(b.s);
         *out = NULL;
         return store_fail(store, CAPA_ENOMEM, "out of memory");
     }
+    *out = b.s;
     return 0;
 }
 
