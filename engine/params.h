@@ -24,9 +24,12 @@
  * KingDangerCapMg, counted only when the attacker has a queen, chancellor
  * or archbishop.
  *
- * Defaults: the pawn (100) and every piece's middle-game value from the
- * Fairy-Max engine table (N 3.1, B 3.5, R 4.75, A 8.25, C 8.75, Q 9.5
- * pawns), bishop pair +0.5 (H. G. Muller), as the start. The pieces'
+ * Defaults: the end-game pawn (100) and every piece's middle-game value
+ * from the Fairy-Max engine table (N 3.1, B 3.5, R 4.75, A 8.25, C 8.75,
+ * Q 9.5 pawns of 100 centipawns), bishop pair +0.5 (H. G. Muller), as the
+ * start. The middle-game pawn is 75 (test 91: Fairy-Stockfish's scores
+ * make the pawn worth about 74 of ours in the middle game), so against
+ * it the middle-game pieces are a third more (N 4.13 pawns). The pieces'
  * end-game values were fitted by capa tune --tune-material to game
  * results and accepted by SPRT (docs/strength.md, test 67); every other
  * evaluation weight was fitted by capa tune to capalab's own games (test
@@ -88,7 +91,7 @@
 
 /* X(name, default, min, max) */
 #define PARAMS_TABLE(X)                       \
-    X(PawnValueMg, 100, 0, 1000)              \
+    X(PawnValueMg, 75, 0, 1000)               \
     X(PawnValueEg, 100, 0, 1000)              \
     X(KnightValueMg, 310, 0, 2000)            \
     X(KnightValueEg, 357, 0, 2000)            \

@@ -5,7 +5,7 @@
 #include "board.h"
 #include "check.h"
 
-#define BENCH_SIGNATURE 775228ULL
+#define BENCH_SIGNATURE 776269ULL
 
 static void every_bench_position_is_a_legal_position(void)
 {

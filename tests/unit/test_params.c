@@ -27,14 +27,17 @@ static void defaults_lie_within_their_bounds_and_names_are_unique(void)
 static void middle_game_material_is_the_fairy_max_table(void)
 {
     /* The values the tuner never moves (capa tune without --tune-material)
-     * stay those of the Fairy-Max table: the pawn's, and the middle-game
-     * values of every piece (the minor pieces' and the rook's too). The
-     * end-game values were fitted to games (docs/strength.md, test 67):
-     * each piece is worth more pawns in the end game than in the middle
-     * game, in the Fairy-Max order. */
+     * stay those of the Fairy-Max table in centipawns: the end-game pawn
+     * and the middle-game values of every piece (the minor pieces' and
+     * the rook's too). The middle-game pawn is 75 (docs/strength.md, test
+     * 91): it is worth less against the pieces than in the ending. The
+     * end-game values were fitted to games (test 67): each piece is worth
+     * more pawns in the end game than in the middle game (against the
+     * end-game pawn), in the Fairy-Max order. */
     params_t p;
     params_default(&p);
-    CHECK_EQ_INT(p.value[PARAM_PawnValueMg], 100);
+    CHECK_EQ_INT(p.value[PARAM_PawnValueMg], 75);
+    CHECK(p.value[PARAM_PawnValueMg] < p.value[PARAM_PawnValueEg]);
     CHECK_EQ_INT(p.value[PARAM_PawnValueEg], 100);
     CHECK_EQ_INT(p.value[PARAM_KnightValueMg], 310);
     CHECK_EQ_INT(p.value[PARAM_BishopValueMg], 350);
@@ -162,7 +165,7 @@ static void material_only_keeps_piece_values_and_zeroes_the_rest(void)
     params_default(&p);
     params_material_only(&p);
     CHECK_EQ_INT(p.value[PARAM_ArchbishopValueEg], 1131);
-    CHECK_EQ_INT(p.value[PARAM_PawnValueMg], 100);
+    CHECK_EQ_INT(p.value[PARAM_PawnValueMg], 75);
     CHECK_EQ_INT(p.value[PARAM_BishopPairMg], 0);
     CHECK_EQ_INT(p.value[PARAM_KnightMobilityMg], 0);
     CHECK_EQ_INT(p.value[PARAM_PassedPawnRank7Eg], 0);
