@@ -261,7 +261,8 @@ static void s_dump_scores(coord_fx_t *fx, int64_t series)
 }
 
 /* Round 1 plays the engine's own table; round 2 the values round 1
- * measured, in centipawns at the pawn value it played (100); the series
+ * measured, in centipawns at the middle-game pawn it played (the engine's
+ * default, PawnValueMg); the series
  * stops at max_rounds or when the values stop moving. The games play
  * without the king-danger term (KingDangerMg 0, set for both sides by the
  * document): at 200 nodes it leaves the side eight pawns down with about 30%
@@ -293,7 +294,8 @@ static void an_iteration_played_by_real_workers_feeds_the_measured_values_back(v
     if (cJSON_GetArraySize(steps) != 2)
         s_dump_scores(&fx, series);
     /* Round 1: the engine's defaults; round 2 (max_rounds 2) with round 1's
-     * values x 100 in the middle game and the defaults' end-game taper, both
+     * values x the pawn round 1 played (PawnValueMg's default) in the middle
+     * game and the defaults' end-game taper, both
      * played to the end. */
     CHECK_MSG(cJSON_GetArraySize(steps) == 2, "%d rounds: %s", cJSON_GetArraySize(steps),
               cJSON_GetStringValue(s_get(res, "why")));
@@ -302,13 +304,14 @@ static void an_iteration_played_by_real_workers_feeds_the_measured_values_back(v
     CHECK_EQ_INT(s_played(r1, 'A', 0), def.value[PARAM_ArchbishopValueMg]);
     CHECK_EQ_INT(s_played(r1, 'C', 1), def.value[PARAM_ChancellorValueEg]);
     CHECK_EQ_INT(s_played(r1, 'P', 0), def.value[PARAM_PawnValueMg]);
+    const int pawn = s_played(r1, 'P', 0);
     for (const char *p = "AC"; *p; p++) {
         char key[2] = { *p, 0 };
         double v = cJSON_GetNumberValue(s_get(s_get(s_get(r1, "values"), key), "value"));
         CHECK(v > 0);
-        CHECK_EQ_INT(s_played(r2, *p, 0), (int) lround(v * 100));
+        CHECK_EQ_INT(s_played(r2, *p, 0), (int) lround(v * pawn));
         CHECK_EQ_INT(s_played(r2, *p, 1),
-                     (int) lround(v * 100 * s_played(r1, *p, 1) / s_played(r1, *p, 0)));
+                     (int) lround(v * pawn * s_played(r1, *p, 1) / s_played(r1, *p, 0)));
     }
     CHECK_EQ_STR(cJSON_GetStringValue(s_get(r2, "status")), "finished");
     CHECK_EQ_INT((int) cJSON_GetNumberValue(s_get(r2, "pairs")), 36);
