@@ -123,6 +123,7 @@ static move_t *s_generate(const board_t *b, move_t *out, int gen, bitboard_t fro
     bitboard_t pawns = ours & b->by_type[PAWN] & from_mask;
     int up = us == WHITE ? FILE_NB : -FILE_NB;
     square_t ep = board_ep_square(b);
+    bitboard_t ep_or_theirs = theirs | (ep != SQ_NONE ? bb_square(ep) : 0);
     while (pawns) {
         square_t from = bb_pop_lsb(&pawns);
         bitboard_t allowed = check_mask;
@@ -130,6 +131,8 @@ static move_t *s_generate(const board_t *b, move_t *out, int gen, bitboard_t fro
             allowed &= attacks_line(ksq, from);
         square_t to = from + up;
         bool promotes = square_relative_rank(us, to) == RANK_NB - 1;
+        if (gen == GEN_NOISY && !promotes && !(attacks_pawn(us, from) & ep_or_theirs))
+            continue;
         if (!(occ & bb_square(to))) {
             if (allowed & bb_square(to)) {
                 if (promotes) {
@@ -200,6 +203,26 @@ bool movegen_is_legal(const board_t *b, move_t m)
         return false;
     if (move_kind(m) != MOVE_PROMOTION && move_promo(m) != NO_PIECE_TYPE)
         return false;
+    /* A plain move of a piece other than a pawn or the king (most hash
+     * moves, killers and counter moves) is checked directly; the rest by
+     * generating the moves of the piece on `from`. */
+    piece_type_t t = piece_type(pc);
+    color_t us = board_side(b);
+    if (move_kind(m) == MOVE_NORMAL && t != PAWN && t != KING) {
+        square_t ksq = board_king_sq(b, us);
+        bitboard_t checkers = board_checkers(b);
+        bitboard_t occ = board_occupied(b);
+        if (!b->piece_count[piece_make(us, KING)] || bb_more_than_one(checkers))
+            return false;
+        bitboard_t att = attacks_piece(t, us, from, occ) & ~b->by_color[us];
+        if (checkers)
+            att &= attacks_between(ksq, bb_lsb(checkers)) | checkers;
+        if (!bb_test(att, to))
+            return false;
+        if (attacks_line(ksq, from) && (s_pinned(b, us, ksq) & bb_square(from)))
+            return bb_test(attacks_line(ksq, from), to);
+        return true;
+    }
     move_t moves[MAX_MOVES];
     move_t *end = s_generate(b, moves, GEN_ALL, bb_square(from));
     for (move_t *p = moves; p < end; p++)

@@ -259,6 +259,19 @@ static void s_random_games(variant_t v, const char *fen, uint64_t seed, int game
                     listed |= all.moves[k] == junk;
                 CHECK_EQ_INT(movegen_is_legal(&s_board, junk), listed);
             }
+            /* Every plain move of every own man to every square: accepted
+             * exactly when generated (pins, checks, own men in the way). */
+            bitboard_t ours = board_color_bb(&s_board, board_side(&s_board));
+            while (ours) {
+                square_t from = bb_pop_lsb(&ours);
+                for (square_t to = 0; to < SQ_NB; to++) {
+                    move_t plain = move_make(from, to, MOVE_NORMAL, NO_PIECE_TYPE);
+                    bool listed = false;
+                    for (int k = 0; k < all.count; k++)
+                        listed |= all.moves[k] == plain;
+                    CHECK_EQ_INT(movegen_is_legal(&s_board, plain), listed);
+                }
+            }
             if (all.count == 0 || board_halfmove_clock(&s_board) >= 100)
                 break;
             move_t m = all.moves[crc_splitmix64(&rng) % (uint64_t) all.count];
