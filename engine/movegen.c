@@ -185,6 +185,12 @@ int movegen_quiet(const board_t *b, move_list_t *list)
     return list->count;
 }
 
+int movegen_quiet_of(const board_t *b, move_list_t *list, bitboard_t from)
+{
+    list->count = (int) (s_generate(b, list->moves, GEN_QUIET, from) - list->moves);
+    return list->count;
+}
+
 int movegen_count(const board_t *b)
 {
     move_t moves[MAX_MOVES];

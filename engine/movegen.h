@@ -23,6 +23,9 @@ int movegen_noisy(const board_t *b, move_list_t *list);
 /* Legal moves that are neither captures nor promotions (castling included);
  * noisy + quiet = legal, without overlap. */
 int movegen_quiet(const board_t *b, move_list_t *list);
+/* The quiet moves of the men on the squares of `from` only, in the order
+ * movegen_quiet lists them. */
+int movegen_quiet_of(const board_t *b, move_list_t *list, bitboard_t from);
 /* The number of legal moves, without storing them (perft bulk counting). */
 int movegen_count(const board_t *b);
 /* Whether m is a legal move in this position: any 32-bit value may be

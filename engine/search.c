@@ -290,10 +290,10 @@ static void s_pv_update(search_t *s, int ply, move_t m)
 }
 
 /* Whether c has an archbishop, chancellor or queen. */
-static bool s_has_compound(const board_t *b, color_t c)
+static bitboard_t s_compound(const board_t *b, color_t c)
 {
-    return (board_pieces(b, c, ARCHBISHOP) | board_pieces(b, c, CHANCELLOR) |
-            board_pieces(b, c, QUEEN)) != 0;
+    return board_pieces(b, c, ARCHBISHOP) | board_pieces(b, c, CHANCELLOR) |
+           board_pieces(b, c, QUEEN);
 }
 
 typedef struct {
@@ -465,11 +465,12 @@ static int s_qsearch(search_t *s, int alpha, int beta, int ply, bool checks)
         move_t m = quiet_stage ? MOVE_NONE : movepick_next(mp);
         if (m == MOVE_NONE) {
             /* (no quiet move list to make without a piece that could check) */
-            if (!checks || in_check || !s_has_compound(b, board_side(b)))
+            bitboard_t compound = s_compound(b, board_side(b));
+            if (!checks || in_check || !compound)
                 break;
             if (!quiet_stage) {
                 quiet_stage = true;
-                movegen_quiet(b, &mp->quiet);
+                movegen_quiet_of(b, &mp->quiet, compound);
                 s_check_squares(b, &cs);
             }
             m = s_next_quiet_check(b, &cs, &mp->quiet, &quiet_idx);

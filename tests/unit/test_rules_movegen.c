@@ -259,6 +259,16 @@ static void s_random_games(variant_t v, const char *fen, uint64_t seed, int game
                     listed |= all.moves[k] == junk;
                 CHECK_EQ_INT(movegen_is_legal(&s_board, junk), listed);
             }
+            /* The quiet moves of some men: movegen_quiet's list with the
+             * other men's moves left out, in the same order. */
+            bitboard_t some = ((bitboard_t) crc_splitmix64(&rng) << 64) | crc_splitmix64(&rng);
+            move_list_t part;
+            movegen_quiet_of(&s_board, &part, some);
+            int at = 0;
+            for (int i = 0; i < quiet.count; i++)
+                if (bb_test(some, move_from(quiet.moves[i])))
+                    CHECK(at < part.count && part.moves[at++] == quiet.moves[i]);
+            CHECK_EQ_INT(at, part.count);
             /* Every plain move of every own man to every square: accepted
              * exactly when generated (pins, checks, own men in the way). */
             bitboard_t ours = board_color_bb(&s_board, board_side(&s_board));
