@@ -44,6 +44,10 @@ bool see_ge(const board_t *b, move_t m, int threshold)
     occ |= bb_square(to);
     color_t side = (color_t) !piece_color(board_piece_on(b, from));
     bitboard_t attackers = board_attackers_to(b, to, occ) & occ;
+    bitboard_t diag = board_type_bb(b, BISHOP) | board_type_bb(b, ARCHBISHOP) |
+                      board_type_bb(b, QUEEN);
+    bitboard_t straight = board_type_bb(b, ROOK) | board_type_bb(b, CHANCELLOR) |
+                          board_type_bb(b, QUEEN);
     for (;;) {
         bitboard_t mine = attackers & board_color_bb(b, side);
         if (!mine)
@@ -51,8 +55,13 @@ bool see_ge(const board_t *b, move_t m, int threshold)
         piece_type_t t = KING;
         square_t s = s_least(b, mine, &t);
         occ ^= bb_square(s);
-        /* Sliders behind the piece just moved join in. */
-        attackers = board_attackers_to(b, to, occ) & occ;
+        /* Sliders behind the piece just moved join in: only along the line
+         * from it to the target (a knight's jump uncovers nothing). */
+        if (square_file(s) == square_file(to) || square_rank(s) == square_rank(to))
+            attackers |= attacks_rook(to, occ) & straight;
+        else if (attacks_line(to, s))
+            attackers |= attacks_bishop(to, occ) & diag;
+        attackers &= occ;
         side = (color_t) !side;
         balance = -balance - 1 - SEE_VALUE[t];
         if (balance >= 0) {

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacks.h"
 #include "board.h"
+#include "crc.h"
 #include "check.h"
 #include "movegen.h"
 #include "notation.h"
@@ -305,6 +307,89 @@ static void see_judges_simple_exchanges(void)
     CHECK(!see_ge(&s_board, m, 826));
 }
 
+/* The swap algorithm written the plain way: every attacker found anew after
+ * each capture. see_ge adds only the sliders behind the man just moved. */
+static bool s_see_plain(const board_t *b, move_t m, int threshold)
+{
+    if (move_is_castle(m))
+        return threshold <= 0;
+    square_t from = move_from(m), to = move_to(m);
+    piece_type_t moving = piece_type(board_piece_on(b, from));
+    int balance = SEE_VALUE[move_captured_type(b, m)] - threshold;
+    if (move_is_promotion(m)) {
+        balance += SEE_VALUE[move_promo(m)] - SEE_VALUE[PAWN];
+        moving = move_promo(m);
+    }
+    if (balance < 0)
+        return false;
+    balance -= SEE_VALUE[moving];
+    if (balance >= 0)
+        return true;
+    bitboard_t occ = (board_occupied(b) ^ bb_square(from)) | bb_square(to);
+    if (move_is_ep(m))
+        occ ^= bb_square(square_make(square_file(to), square_rank(from)));
+    color_t side = (color_t) !piece_color(board_piece_on(b, from));
+    for (;;) {
+        bitboard_t mine = board_attackers_to(b, to, occ) & occ & board_color_bb(b, side);
+        if (!mine)
+            break;
+        piece_type_t t = PAWN;
+        while (!(mine & board_type_bb(b, t)))
+            t++;
+        occ ^= bb_square(bb_lsb(mine & board_type_bb(b, t)));
+        side = (color_t) !side;
+        balance = -balance - 1 - SEE_VALUE[t];
+        if (balance >= 0) {
+            if (t == KING && (board_attackers_to(b, to, occ) & occ & board_color_bb(b, side)))
+                side = (color_t) !side;
+            break;
+        }
+    }
+    return side != piece_color(board_piece_on(b, from));
+}
+
+/* Batteries and x-rays on every line, and random games that favour
+ * captures: see_ge agrees with the plain swap on every move at every
+ * threshold. */
+static void see_agrees_with_the_plain_swap(void)
+{
+    static const char *const FENS[] = {
+        "4k5/4r5/4r5/4p5/10/10/4R5/4R4K w - - 0 1",
+        "k9/8q1/7b2/10/5p4/10/3B6/2Q6K w - - 0 1",
+        "k3c5/4c5/10/4n5/3P6/2A7/4R5/4C4K w - - 0 1",
+        "k9/10/1q8/2a7/3p6/4P5/5B4/6Q2K b - - 0 1",
+    };
+    static const int THRESHOLDS[] = { -600, -100, -1, 0, 1, 100, 350, 900 };
+    int compared = 0;
+    for (size_t f = 0; f < sizeof FENS / sizeof FENS[0]; f++) {
+        s_set(FENS[f], VARIANT_CAPABLANCA);
+        move_list_t all;
+        movegen_legal(&s_board, &all);
+        for (int i = 0; i < all.count; i++)
+            for (size_t k = 0; k < sizeof THRESHOLDS / sizeof THRESHOLDS[0]; k++, compared++)
+                CHECK_EQ_INT(see_ge(&s_board, all.moves[i], THRESHOLDS[k]),
+                             s_see_plain(&s_board, all.moves[i], THRESHOLDS[k]));
+    }
+    uint64_t rng = 42;
+    for (int g = 0; g < 12; g++) {
+        CHECK_EQ_INT(board_set_startpos(&s_board, g % 2 ? VARIANT_CAPABLANCA : VARIANT_GOTHIC), 0);
+        for (int ply = 0; ply < 120; ply++) {
+            move_list_t all, noisy;
+            movegen_legal(&s_board, &all);
+            movegen_noisy(&s_board, &noisy);
+            if (all.count == 0)
+                break;
+            for (int i = 0; i < all.count; i++)
+                for (size_t k = 0; k < sizeof THRESHOLDS / sizeof THRESHOLDS[0]; k++, compared++)
+                    CHECK_EQ_INT(see_ge(&s_board, all.moves[i], THRESHOLDS[k]),
+                                 s_see_plain(&s_board, all.moves[i], THRESHOLDS[k]));
+            const move_list_t *from = noisy.count && crc_splitmix64(&rng) % 4 ? &noisy : &all;
+            board_make(&s_board, from->moves[crc_splitmix64(&rng) % (uint64_t) from->count]);
+        }
+    }
+    CHECK(compared > 50000);
+}
+
 static void searches_in_every_variant_return_legal_moves(void)
 {
     search_t *s = search_new(2);
@@ -367,6 +452,7 @@ static const check_case_t CASES[] = {
     CASE(the_clock_gives_soft_and_hard_limits_within_what_is_left),
     CASE(the_soft_limit_scales_with_stability_and_never_passes_the_hard_one),
     CASE(see_judges_simple_exchanges),
+    CASE(see_agrees_with_the_plain_swap),
     CASE(searches_in_every_variant_return_legal_moves),
     CASE(search_parameters_steer_the_search),
     CASE(new_parameters_search_with_their_own_evaluation),
