@@ -98,6 +98,14 @@ void movepick_set_counter(movepick_t *mp, move_t counter)
         mp->counter = counter;
 }
 
+void movepick_skip_quiets(movepick_t *mp)
+{
+    if (mp->stage >= STAGE_KILLER_1 && mp->stage <= STAGE_QUIET) {
+        mp->stage = STAGE_BAD_NOISY;
+        mp->idx = 0;
+    }
+}
+
 bool movepick_losing(const movepick_t *mp)
 {
     return mp->stage == STAGE_BAD_NOISY;

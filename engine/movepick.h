@@ -48,6 +48,10 @@ typedef struct {
  * by their butterfly plus counter-move history (and the threats above). */
 void movepick_init(movepick_t *mp, const board_t *b, move_t tt_move, const move_t *killers,
                    const history_table_t *history, const cont_entry_t *cont, bool qsearch);
+/* Produces no more quiet moves (killers and the counter move included);
+ * the losing captures still follow. For late move pruning, which once it
+ * prunes one quiet move at a node prunes every later one. */
+void movepick_skip_quiets(movepick_t *mp);
 /* Sets the counter move: the quiet move that last refuted the previous
  * move. It comes after the killers when it is a legal quiet move other than
  * the hash move and the killers, and then not again; otherwise it changes

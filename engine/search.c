@@ -663,8 +663,10 @@ static int s_search(search_t *s, int alpha, int beta, int depth, int ply, bool n
         if (!root && !in_check && best > -SCORE_MATE_IN_MAX && quiet && !pv_node) {
             /* Late move pruning and futility for quiet moves. */
             if (depth <= SP(s, LmpDepth) &&
-                moves >= SP(s, LmpBase) + SP(s, LmpScale) * depth * depth / 100)
+                moves >= SP(s, LmpBase) + SP(s, LmpScale) * depth * depth / 100) {
+                movepick_skip_quiets(mp);
                 continue;
+            }
             /* Futility and SEE pruning judge a late move at the depth LMR
              * would search it to. */
             int lmr_depth = depth - s_lmr_reduction(s, depth, moves + 1);

@@ -84,6 +84,63 @@ static void every_legal_move_comes_exactly_once_in_every_mode(void)
     free(cont);
 }
 
+/* After movepick_skip_quiets, the picker gives what it would have given but
+ * the quiet moves: here the losing captures, in the same order. */
+static void skipping_quiets_leaves_the_losing_captures(void)
+{
+    static const char *const SKIP_FENS[] = {
+        "4k5/10/3p6/4p5/10/10/10/4Q4K w - - 0 1",
+        "4k5/2q7/10/3pP5/10/2N3a3/6C3/4K5 w - d6 0 1",
+        "r1abqkb1nr/ppp1pppppp/2n7/3p6/4P1c3/2N7/PPPP1PPPPP/R1ABQKBCNR w KQkq - 2 4",
+    };
+    history_table_t *h = calloc(1, sizeof *h);
+    CHECK(h != NULL);
+    int losing_after_skip = 0;
+    for (size_t f = 0; f < sizeof SKIP_FENS / sizeof SKIP_FENS[0]; f++) {
+        s_set(SKIP_FENS[f]);
+        move_list_t legal;
+        movegen_legal(&s_board, &legal);
+        for (int i = 0; i < legal.count; i++)
+            movepick_history_update(h, board_side(&s_board), legal.moves[i], (i * 613) % 3000 - 1500);
+        move_t killers[2] = { MOVE_NONE, MOVE_NONE };
+        for (int i = legal.count - 1, k = 0; i >= 0 && k < 2; i--)
+            if (!move_is_capture(&s_board, legal.moves[i]) && !move_is_promotion(legal.moves[i]))
+                killers[k++] = legal.moves[i];
+        movepick_t mp;
+        movepick_init(&mp, &s_board, MOVE_NONE, killers, h, NULL, false);
+        move_t all[MAX_MOVES];
+        int n = s_pick_all(&mp, all);
+        CHECK_EQ_INT(n, legal.count);
+        for (int k = 1; k <= 6; k++) {
+            movepick_init(&mp, &s_board, MOVE_NONE, killers, h, NULL, false);
+            move_t got[MAX_MOVES];
+            int g = 0, quiets = 0;
+            move_t m;
+            while ((m = movepick_next(&mp)) != MOVE_NONE) {
+                CHECK(g < MAX_MOVES);
+                got[g++] = m;
+                if (!move_is_capture(&s_board, m) && !move_is_promotion(m) && ++quiets == k)
+                    movepick_skip_quiets(&mp);
+            }
+            /* the reference: the same up to the k-th quiet, then its non-quiets */
+            int want = 0, seen = 0;
+            for (int i = 0; i < n; i++) {
+                bool quiet = !move_is_capture(&s_board, all[i]) && !move_is_promotion(all[i]);
+                if (quiet && seen >= k)
+                    continue;
+                seen += quiet;
+                if (seen >= k && !quiet && i > 0)
+                    losing_after_skip++;
+                CHECK_MSG(want < g && got[want] == all[i], "%s: k %d, move %d", SKIP_FENS[f], k, want);
+                want++;
+            }
+            CHECK_EQ_INT(g, want);
+        }
+    }
+    CHECK(losing_after_skip > 0);
+    free(h);
+}
+
 static void captures_come_first_and_quiet_moves_follow_their_history(void)
 {
     /* White's knight can take the queen on e4 and the undefended pawn on
@@ -268,6 +325,7 @@ static void history_updates_are_bounded(void)
 static const check_case_t CASES[] = {
     CASE(every_legal_move_comes_exactly_once_in_every_mode),
     CASE(captures_come_first_and_quiet_moves_follow_their_history),
+    CASE(skipping_quiets_leaves_the_losing_captures),
     CASE(counter_move_history_reorders_the_quiet_moves),
     CASE(the_counter_move_follows_the_killers_once),
     CASE(a_piece_attacked_by_a_lesser_man_moves_first_and_not_into_one),
