@@ -209,9 +209,9 @@ bool movegen_is_legal(const board_t *b, move_t m)
         return false;
     if (move_kind(m) != MOVE_PROMOTION && move_promo(m) != NO_PIECE_TYPE)
         return false;
-    /* A plain move of a piece other than a pawn or the king (most hash
-     * moves, killers and counter moves) is checked directly; the rest by
-     * generating the moves of the piece on `from`. */
+    /* A plain move of a piece other than a pawn (most hash moves, killers
+     * and counter moves) is checked directly; the rest by generating the
+     * moves of the pawn or king on `from`. */
     piece_type_t t = piece_type(pc);
     color_t us = board_side(b);
     if (move_kind(m) == MOVE_NORMAL && t != PAWN && t != KING) {
@@ -229,6 +229,11 @@ bool movegen_is_legal(const board_t *b, move_t m)
             return bb_test(attacks_line(ksq, from), to);
         return true;
     }
+    /* A plain king move: to a square next to it, not ours, not attacked
+     * once the king has left its square. */
+    if (move_kind(m) == MOVE_NORMAL && t == KING)
+        return bb_test(attacks_king(from) & ~b->by_color[us], to) &&
+               !s_attacked(b, to, (color_t) !us, board_occupied(b) ^ bb_square(from));
     move_t moves[MAX_MOVES];
     move_t *end = s_generate(b, moves, GEN_ALL, bb_square(from));
     for (move_t *p = moves; p < end; p++)
