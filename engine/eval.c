@@ -22,6 +22,7 @@ typedef struct {
     bitboard_t front[COLOR_NB][SQ_NB];        /* squares ahead on the same file */
     bitboard_t zone[COLOR_NB][SQ_NB];         /* king square, neighbours, 3 squares 2 ranks ahead */
     bitboard_t dark;                          /* squares of a1's colour */
+    bitboard_t queen_side, king_side;         /* files a-e, files f-j */
     int8_t centre[SQ_NB];                     /* 0 (corner) .. 7 (the four centre squares) */
     int8_t centre_rel[SQ_NB];                 /* centre[s] minus its board average (rounded) */
     int8_t distance[SQ_NB][SQ_NB];            /* king distance */
@@ -100,6 +101,9 @@ static void s_init(void)
     for (int f = 0; f < FILE_NB; f++)
         s_t.adjacent_files[f] = (f > 0 ? s_t.file[f - 1] : 0) | (f < FILE_NB - 1 ? s_t.file[f + 1] : 0);
     s_t.dark = bb_dark_squares();
+    s_t.queen_side = s_t.king_side = 0;
+    for (int f = 0; f < FILE_NB; f++)
+        *(f < FILE_NB / 2 ? &s_t.queen_side : &s_t.king_side) |= s_t.file[f];
     int centre_sum = 0;
     for (square_t s = 0; s < SQ_NB; s++) {
         int f = square_file(s), r = square_rank(s);
@@ -628,6 +632,30 @@ EVAL_INLINE int s_eg_scale(const board_t *b, const params_t *p, color_t strong)
     return keep;
 }
 
+/* The initiative (params.h): what the side ahead gains, or loses toward a
+ * draw, by how much is left to play for; *m and *e from White's view. */
+EVAL_INLINE void s_initiative(const board_t *b, const params_t *p, const pawn_entry_t *pawn,
+                              int *m, int *e)
+{
+    square_t wk = board_king_sq(b, WHITE), bk = board_king_sq(b, BLACK);
+    int outflank = s_abs(square_file(wk) - square_file(bk)) - s_abs(square_rank(wk) - square_rank(bk));
+    bool infiltrate = square_rank(wk) >= RANK_NB / 2 || square_rank(bk) < RANK_NB / 2;
+    bitboard_t pawns = board_type_bb(b, PAWN);
+    bool both_flanks = (pawns & s_t.queen_side) && (pawns & s_t.king_side);
+    int passed = s_popcount(pawn->passed[WHITE] | pawn->passed[BLACK]);
+    bool no_pieces = !(board_occupied(b) & ~pawns & ~board_type_bb(b, KING));
+    bool unwinnable = !passed && outflank < 0 && !both_flanks;
+    int complexity = V(InitiativeBase) + V(InitiativePassed) * passed +
+                     V(InitiativePawn) * s_popcount(pawns) + V(InitiativeOutflank) * outflank +
+                     V(InitiativeInfiltrate) * infiltrate + V(InitiativeBothFlanks) * both_flanks +
+                     V(InitiativeNoPieces) * no_pieces + V(InitiativeUnwinnable) * unwinnable;
+    int v = s_max(complexity, -s_abs(*e));
+    *e += *e > 0 ? v : *e < 0 ? -v : 0;
+    int u = complexity + V(InitiativeMgOffset);
+    u = s_max(u < 0 ? u : 0, -s_abs(*m));
+    *m += *m > 0 ? u : *m < 0 ? -u : 0;
+}
+
 EVAL_CLONES int eval_evaluate_cached(const board_t *b, const params_t *p, eval_pawn_table_t *t)
 {
     eval_init();
@@ -668,6 +696,10 @@ EVAL_CLONES int eval_evaluate_cached(const board_t *b, const params_t *p, eval_p
         int bonus = V(MopUpEg) * (7 - s_t.centre[wk]) + V(MopUpEg) / 2 * (7 - s_t.distance[wk][sk]);
         e += c == WHITE ? bonus : -bonus;
     }
+    if (V(InitiativeBase) | V(InitiativePassed) | V(InitiativePawn) | V(InitiativeOutflank) |
+        V(InitiativeInfiltrate) | V(InitiativeBothFlanks) | V(InitiativeNoPieces) |
+        V(InitiativeUnwinnable) | V(InitiativeMgOffset))
+        s_initiative(b, p, pawn, &m, &e);
     e = e * s_eg_scale(b, p, e > 0 ? WHITE : BLACK) / 64;
     int phase = eval_phase(b);
     int score = (m * phase + e * (EVAL_PHASE_MAX - phase)) / EVAL_PHASE_MAX;

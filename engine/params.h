@@ -24,6 +24,17 @@
  * KingDangerCapMg, counted only when the attacker has a queen, chancellor
  * or archbishop.
  *
+ * Initiative (all 0 by default, which leaves it out): the side ahead in
+ * the end game gains the complexity of the position, InitiativeBase plus
+ * Initiative<Term> for each passed pawn, each pawn, each file the kings
+ * stand apart beyond the ranks they do (Outflank), a king beyond the middle
+ * of the board (Infiltrate), pawns on both flanks (files a-e and f-j),
+ * no pieces but kings and pawns, and no passed pawn with the kings facing
+ * each other and the pawns on one flank (Unwinnable). A negative
+ * complexity takes from its end-game score, never beyond zero; the
+ * middle-game score loses what complexity + InitiativeMgOffset falls below
+ * zero, never beyond zero (Stockfish 11's initiative, in these terms).
+ *
  * Defaults: the end-game pawn (100) and every piece's middle-game value
  * from the Fairy-Max engine table (N 3.1, B 3.5, R 4.75, A 8.25, C 8.75,
  * Q 9.5 pawns of 100 centipawns), bishop pair +0.5 (H. G. Muller), as the
@@ -197,6 +208,15 @@
     X(ScalePerPawn, 7, 0, 64)                 \
     X(ScaleOppositeBishops, 42, 0, 64)        \
     X(Tempo, 11, -100, 100)                   \
+    X(InitiativePassed, 0, -100, 100)         \
+    X(InitiativePawn, 0, -100, 100)           \
+    X(InitiativeOutflank, 0, -100, 100)       \
+    X(InitiativeInfiltrate, 0, -100, 100)     \
+    X(InitiativeBothFlanks, 0, -200, 200)     \
+    X(InitiativeNoPieces, 0, -200, 200)       \
+    X(InitiativeUnwinnable, 0, -200, 200)     \
+    X(InitiativeBase, 0, -500, 500)           \
+    X(InitiativeMgOffset, 0, -500, 500)       \
     X(SearchAspDelta, 30, 5, 300)             \
     X(SearchRfpDepth, 6, 0, 16)               \
     X(SearchRfpMargin, 90, 10, 400)           \

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """evalcmp.py - where capa-engine's scores part from a reference engine's, by material.
 
-  evalcmp.py REF.epd CAPA.epd [REF2.epd CAPA2.epd ...] [--limit CP]
+  evalcmp.py REF.epd CAPA.epd [REF2.epd CAPA2.epd ...] [--limit CP] [--pawns]
 
 Each pair of files holds the same positions, in the same order, labelled
 by two engines' searches as `capa tune --label-engine` writes them (with
@@ -14,6 +14,11 @@ Black's), for all positions and split by game phase (N, B 1; R 2; A, C, Q
 centipawns, with its 95% interval: how much less (negative) or more the
 reference makes of one more piece of that kind than capa-engine's own
 score already does.
+
+With --pawns, the fit also takes the differences (White's - Black's) of
+bishop pairs, doubled and isolated pawns and passed pawns by rank (ranks
+2 to 4, 5 and 6, the seventh, each from its own side): how much more the
+reference makes of each than capa-engine's score does.
 """
 import math
 import sys
@@ -44,6 +49,59 @@ def s_features(fen):
     return [count.get(k.upper(), 0) - count.get(k, 0) for k in KINDS], phase
 
 
+PAWN_TERMS = ["bishop pair", "doubled", "isolated", "passed 2-4", "passed 5-6", "passed 7"]
+
+
+def s_board(fen):
+    """The board of a FEN as a list of ranks (rank 8 first), each a list of
+    piece letters or None, ten files wide (or as wide as the FEN is)."""
+    ranks = []
+    for row in fen.split()[0].split("/"):
+        squares, digits = [], ""
+        for ch in row:
+            if ch.isdigit():
+                digits += ch
+                continue
+            if digits:
+                squares += [None] * int(digits)
+                digits = ""
+            squares.append(ch)
+        if digits:
+            squares += [None] * int(digits)
+        ranks.append(squares)
+    return ranks
+
+
+def s_pawn_features(fen):
+    """White's minus Black's count of each of PAWN_TERMS."""
+    ranks = s_board(fen)
+    height, width = len(ranks), max(len(r) for r in ranks)
+    out = [0] * len(PAWN_TERMS)
+    for side, sign, pawn, bishop in ((0, 1, "P", "B"), (1, -1, "p", "b")):
+        colours = set()
+        files = {}
+        for y, row in enumerate(ranks):
+            for x, ch in enumerate(row):
+                if ch == bishop:
+                    colours.add((x + y) % 2)
+                if ch == pawn:
+                    files.setdefault(x, []).append(y)
+        enemy = "p" if pawn == "P" else "P"
+        out[0] += sign * (len(colours) == 2)
+        for x, ys in files.items():
+            out[1] += sign * (len(ys) - 1)
+            if x - 1 not in files and x + 1 not in files:
+                out[2] += sign * len(ys)
+            for y in ys:
+                rank = height - y if side == 0 else y + 1  # 1..8 from its own side
+                ahead = range(0, y) if side == 0 else range(y + 1, height)
+                blocked = any(ranks[yy][xx] == enemy for yy in ahead
+                              for xx in (x - 1, x, x + 1) if 0 <= xx < width and xx < len(ranks[yy]))
+                if not blocked:
+                    out[3 if rank <= 4 else 4 if rank <= 6 else 5] += sign
+    return out
+
+
 def s_solve(a, y):
     """Least squares by the normal equations; returns (coefficients, the
     inverse of A'A, the residual variance)."""
@@ -55,7 +113,7 @@ def s_solve(a, y):
         piv = max(range(c, m), key=lambda r: abs(inv[r][c]))
         inv[c], inv[piv] = inv[piv], inv[c]
         if abs(inv[c][c]) < 1e-12:
-            sys.exit("evalcmp: too few positions for a fit (a piece kind never differs)")
+            sys.exit("evalcmp: too few positions for a fit (a term never differs)")
         d = inv[c][c]
         inv[c] = [v / d for v in inv[c]]
         for r in range(m):
@@ -71,7 +129,10 @@ def s_solve(a, y):
 
 def fit(args):
     limit = int(args[args.index("--limit") + 1]) if "--limit" in args else 400
+    pawns = "--pawns" in args
+    args = [a for a in args if a != "--pawns"]
     files = [a for i, a in enumerate(args) if a != "--limit" and (i == 0 or args[i - 1] != "--limit")]
+    names = list(KINDS) + (PAWN_TERMS if pawns else [])
     if len(files) < 2 or len(files) % 2:
         sys.exit(__doc__)
     rows = []
@@ -82,17 +143,19 @@ def fit(args):
         for (fen, r), (_, c) in zip(ref, capa):
             if abs(r) < limit and abs(c) < limit:
                 diff, phase = s_features(fen)
+                if pawns:
+                    diff += s_pawn_features(fen)
                 rows.append((r, c, diff, phase))
     for label, keep in (("all", lambda ph: True), ("phase >= 24", lambda ph: ph >= 24),
                         ("phase < 24", lambda ph: ph < 24)):
         sel = [r for r in rows if keep(r[3])]
-        if len(sel) <= len(KINDS) + 1:
+        if len(sel) <= len(names) + 1:
             print(f"{label}: {len(sel)} positions, too few")
             continue
         coef, inv, var = s_solve([[r[1]] + r[2] for r in sel], [r[0] for r in sel])
         k = coef[0]
-        terms = " ".join(f"{kind} {coef[i + 1] / k:+.0f} +-{1.96 * (var * inv[i + 1][i + 1]) ** 0.5 / k:.0f}"
-                         for i, kind in enumerate(KINDS))
+        terms = "; ".join(f"{name} {coef[i + 1] / k:+.0f} +-{1.96 * (var * inv[i + 1][i + 1]) ** 0.5 / k:.0f}"
+                          for i, name in enumerate(names))
         print(f"{label}: {len(sel)} positions, k {k:.2f}; {terms}")
 
 

@@ -48,10 +48,27 @@ static int s_eval(const char *fen, variant_t v, const params_t *p)
     return eval_evaluate(&s_board, p);
 }
 
+/* Stockfish 11's initiative weights in centipawns of an end-game pawn of
+ * 100, the base lowered for the 20 pawns of 10x8 chess. */
+static void s_initiative_params(params_t *p)
+{
+    params_default(p);
+    p->value[PARAM_InitiativePassed] = 4;
+    p->value[PARAM_InitiativePawn] = 5;
+    p->value[PARAM_InitiativeOutflank] = 4;
+    p->value[PARAM_InitiativeInfiltrate] = 6;
+    p->value[PARAM_InitiativeBothFlanks] = 10;
+    p->value[PARAM_InitiativeNoPieces] = 24;
+    p->value[PARAM_InitiativeUnwinnable] = -20;
+    p->value[PARAM_InitiativeBase] = -67;
+    p->value[PARAM_InitiativeMgOffset] = 23;
+}
+
 static void colour_flipped_positions_evaluate_the_same(void)
 {
-    params_t p;
+    params_t p, q;
     params_default(&p);
+    s_initiative_params(&q);
     for (int i = 0; i < bench_count(); i++) {
         const char *vn;
         char fen[128], flipped[160];
@@ -61,7 +78,50 @@ static void colour_flipped_positions_evaluate_the_same(void)
         s_flip_fen(fen, flipped);
         int a = s_eval(fen, v, &p), b = s_eval(flipped, v, &p);
         CHECK_MSG(a == b, "%s: %d vs flipped %s: %d", fen, a, flipped, b);
+        a = s_eval(fen, v, &q), b = s_eval(flipped, v, &q);
+        CHECK_MSG(a == b, "initiative: %s: %d vs flipped %s: %d", fen, a, flipped, b);
     }
+}
+
+/* Pawn endings (phase 0, nothing scaled: White keeps four pawns), White
+ * two pawns up: pawns on both flanks add InitiativeBothFlanks to the side
+ * ahead, pawns on one flank nothing; a complexity below minus the score
+ * takes it to zero and not beyond; the middle-game part only loses. */
+static void the_initiative_goes_to_the_side_ahead_and_never_turns_the_score(void)
+{
+    const char *both = "4k5/p9/10/10/10/10/PP6PP/4K5 w - - 0 1";
+    const char *one = "4k5/p9/10/10/10/10/PPPP6/4K5 w - - 0 1";
+    params_t p, q;
+    params_default(&p);
+    int tempo = p.value[PARAM_Tempo];
+    q = p;
+    q.value[PARAM_InitiativeBothFlanks] = 50;
+    int plain = s_eval(both, VARIANT_CAPABLANCA, &p);
+    CHECK_EQ_INT(eval_phase(&s_board), 0);
+    CHECK(plain - tempo > 100);
+    CHECK_EQ_INT(s_eval(both, VARIANT_CAPABLANCA, &q), plain + 50);
+    CHECK_EQ_INT(s_eval(one, VARIANT_CAPABLANCA, &q), s_eval(one, VARIANT_CAPABLANCA, &p));
+    /* Black to move: the side ahead still gains, the score is Black's */
+    const char *both_b = "4k5/p9/10/10/10/10/PP6PP/4K5 b - - 0 1";
+    CHECK_EQ_INT(s_eval(both_b, VARIANT_CAPABLANCA, &q), s_eval(both_b, VARIANT_CAPABLANCA, &p) - 50);
+    q = p;
+    q.value[PARAM_InitiativeBase] = -500;
+    CHECK_EQ_INT(s_eval(both, VARIANT_CAPABLANCA, &q), tempo);
+    q.value[PARAM_InitiativeBase] = -40;
+    CHECK_EQ_INT(s_eval(both, VARIANT_CAPABLANCA, &q), plain - 40);
+    /* The start position: level, so nothing to take from or add to. */
+    const char *start = "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1";
+    s_initiative_params(&q);
+    CHECK_EQ_INT(s_eval(start, VARIANT_CAPABLANCA, &q), tempo);
+    /* A middle game a knight up: a complexity + offset below zero takes from
+     * the middle-game part, which a positive one never adds to. */
+    const char *knight_up = "r1abqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1";
+    int base = s_eval(knight_up, VARIANT_CAPABLANCA, &p);
+    q = p;
+    q.value[PARAM_InitiativeMgOffset] = 300;
+    CHECK_EQ_INT(s_eval(knight_up, VARIANT_CAPABLANCA, &q), base);
+    q.value[PARAM_InitiativeMgOffset] = -60;
+    CHECK(s_eval(knight_up, VARIANT_CAPABLANCA, &q) < base);
 }
 
 static void the_start_position_is_about_level(void)
@@ -548,6 +608,7 @@ static void the_pawn_table_gives_the_direct_score_whatever_parameters_came_befor
 static const check_case_t CASES[] = {
     CASE(colour_flipped_positions_evaluate_the_same),
     CASE(the_start_position_is_about_level),
+    CASE(the_initiative_goes_to_the_side_ahead_and_never_turns_the_score),
     CASE(a_piece_value_parameter_moves_the_score_by_the_phase_share),
     CASE(the_score_is_from_the_side_to_move),
     CASE(a_passed_pawn_is_worth_more_the_further_it_stands),
