@@ -23,6 +23,7 @@ typedef struct {
     bitboard_t zone[COLOR_NB][SQ_NB];         /* king square, neighbours, 3 squares 2 ranks ahead */
     bitboard_t dark;                          /* squares of a1's colour */
     bitboard_t queen_side, king_side;         /* files a-e, files f-j */
+    bitboard_t centre_files;                  /* files d to g */
     int8_t centre[SQ_NB];                     /* 0 (corner) .. 7 (the four centre squares) */
     int8_t centre_rel[SQ_NB];                 /* centre[s] minus its board average (rounded) */
     int8_t distance[SQ_NB][SQ_NB];            /* king distance */
@@ -104,6 +105,9 @@ static void s_init(void)
     s_t.queen_side = s_t.king_side = 0;
     for (int f = 0; f < FILE_NB; f++)
         *(f < FILE_NB / 2 ? &s_t.queen_side : &s_t.king_side) |= s_t.file[f];
+    s_t.centre_files = 0;
+    for (int f = FILE_NB / 2 - 2; f < FILE_NB / 2 + 2; f++)
+        s_t.centre_files |= s_t.file[f];
     int centre_sum = 0;
     for (square_t s = 0; s < SQ_NB; s++) {
         int f = square_file(s), r = square_rank(s);
@@ -388,6 +392,20 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
         0, 0, PARAM_KnightMobilityMg, PARAM_BishopMobilityMg, PARAM_RookMobilityMg,
         PARAM_ArchbishopMobilityMg, PARAM_ChancellorMobilityMg, PARAM_QueenMobilityMg, 0 };
 
+    /* For MinorBehindPawn: the squares right behind a pawn of either colour
+     * (as we look). For BishopPawns: our pawns on each colour of square, and
+     * how many of ours a man blocks on the central files. */
+    bool minor_terms = V(MinorBehindPawnMg) | V(MinorBehindPawnEg) | V(BishopPawnsMg) |
+                       V(BishopPawnsEg);
+    bitboard_t behind_pawn = 0;
+    int pawns_on[2] = { 0, 0 }, blocked = 0;
+    if (minor_terms) {
+        behind_pawn = s_pawn_steps(pawns | their_pawns, them);
+        pawns_on[1] = s_popcount(pawns & s_t.dark);
+        pawns_on[0] = s_popcount(pawns) - pawns_on[1];
+        blocked = s_popcount(s_pawn_steps(pawns, us) & occ & s_t.centre_files);
+    }
+
     int npawns = board_count(b, piece_make(us, PAWN));
     m += npawns * V(PawnValueMg);
     e += npawns * V(PawnValueEg);
@@ -421,6 +439,18 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
                 !(s_t.passed_span[us][s] & ~s_t.file[square_file(s)] & their_pawns)) {
                 m += t == BISHOP ? V(BishopOutpostMg) : V(KnightOutpostMg);
                 e += t == BISHOP ? V(BishopOutpostEg) : V(KnightOutpostEg);
+            }
+            if (minor_terms && (t == KNIGHT || t == BISHOP)) {
+                if (behind_pawn & bb_square(s)) {
+                    m += V(MinorBehindPawnMg);
+                    e += V(MinorBehindPawnEg);
+                }
+                if (t == BISHOP) {
+                    int k = pawns_on[(s_t.dark & bb_square(s)) != 0] *
+                            (!(our_pawn_att & bb_square(s)) + blocked);
+                    m += k * V(BishopPawnsMg);
+                    e += k * V(BishopPawnsEg);
+                }
             }
             /* Rook or chancellor on the seventh rank, with enemy pawns there
              * or the enemy king on the eighth. */

@@ -35,6 +35,14 @@
  * middle-game score loses what complexity + InitiativeMgOffset falls below
  * zero, never beyond zero (Stockfish 11's initiative, in these terms).
  *
+ * Minor pieces and pawns (all 0 by default, which leaves them out):
+ * MinorBehindPawn for a knight or bishop with a pawn of either colour on
+ * the square in front of it (shielded from the files' attacks, and the
+ * pawn supported); BishopPawns per pawn of ours on squares of the bishop's
+ * colour, times one more than our pawns blocked on the central files d to
+ * g, and one less when a pawn of ours defends the bishop (Stockfish 11's
+ * "bishop pawns"; a negative weight is a penalty).
+ *
  * Defaults: the end-game pawn (100) and every piece's middle-game value
  * from the Fairy-Max engine table (N 3.1, B 3.5, R 4.75, A 8.25, C 8.75,
  * Q 9.5 pawns of 100 centipawns), bishop pair +0.5 (H. G. Muller), as the
@@ -193,6 +201,10 @@
     X(BishopOutpostEg, 5, -100, 200)          \
     X(RookSeventhMg, 10, -100, 200)           \
     X(RookSeventhEg, 21, -100, 200)           \
+    X(MinorBehindPawnMg, 0, -100, 200)        \
+    X(MinorBehindPawnEg, 0, -100, 200)        \
+    X(BishopPawnsMg, 0, -50, 50)              \
+    X(BishopPawnsEg, 0, -50, 50)              \
     X(ThreatByPawnMg, 60, -300, 300)          \
     X(ThreatByPawnEg, 39, -300, 300)          \
     X(ThreatByMinorMg, 31, -300, 300)         \

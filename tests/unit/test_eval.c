@@ -66,9 +66,14 @@ static void s_initiative_params(params_t *p)
 
 static void colour_flipped_positions_evaluate_the_same(void)
 {
-    params_t p, q;
+    params_t p, q, r;
     params_default(&p);
     s_initiative_params(&q);
+    params_default(&r);
+    r.value[PARAM_MinorBehindPawnMg] = 11;
+    r.value[PARAM_MinorBehindPawnEg] = 1;
+    r.value[PARAM_BishopPawnsMg] = -2;
+    r.value[PARAM_BishopPawnsEg] = -3;
     for (int i = 0; i < bench_count(); i++) {
         const char *vn;
         char fen[128], flipped[160];
@@ -80,6 +85,8 @@ static void colour_flipped_positions_evaluate_the_same(void)
         CHECK_MSG(a == b, "%s: %d vs flipped %s: %d", fen, a, flipped, b);
         a = s_eval(fen, v, &q), b = s_eval(flipped, v, &q);
         CHECK_MSG(a == b, "initiative: %s: %d vs flipped %s: %d", fen, a, flipped, b);
+        a = s_eval(fen, v, &r), b = s_eval(flipped, v, &r);
+        CHECK_MSG(a == b, "minor terms: %s: %d vs flipped %s: %d", fen, a, flipped, b);
     }
 }
 
@@ -408,6 +415,48 @@ static void a_rook_or_chancellor_on_the_seventh_needs_pawns_there_or_the_king_be
                         PARAM_RookSeventhEg, 25), 0);
 }
 
+static int s_behind(const char *fen)
+{
+    return s_term(fen, PARAM_MinorBehindPawnMg, PARAM_MinorBehindPawnEg, 20);
+}
+
+static void a_knight_or_bishop_with_a_pawn_in_front_of_it_is_behind_a_pawn(void)
+{
+    /* (each side keeps a pawn on the a- or j-file, in no minor's way, so
+     * that no score is quartered for want of pawns) */
+    /* Black's pawn in front of the knight, White's own in front of the bishop. */
+    CHECK_EQ_INT(s_behind("9k/9p/10/4p5/4N5/10/P9/K9 w - - 0 1"), 20);
+    CHECK_EQ_INT(s_behind("9k/9p/10/10/3P6/3B6/P9/K9 w - - 0 1"), 20);
+    /* A pawn behind the knight, or diagonally in front of it: nothing. */
+    CHECK_EQ_INT(s_behind("9k/9p/10/10/4N5/4P5/P9/K9 w - - 0 1"), 0);
+    CHECK_EQ_INT(s_behind("9k/9p/10/5p4/4N5/10/P9/K9 w - - 0 1"), 0);
+    /* Black's knight on e5 looks toward the first rank: White's pawn on e4
+     * is in front of it. The archbishop is not a minor piece. */
+    CHECK_EQ_INT(s_behind("9k/9p/10/4n5/4P5/10/P9/K9 w - - 0 1"), -20);
+    CHECK_EQ_INT(s_behind("9k/9p/10/4p5/4A5/10/P9/K9 w - - 0 1"), 0);
+}
+
+static int s_bishop_pawns(const char *fen)
+{
+    return s_term(fen, PARAM_BishopPawnsMg, PARAM_BishopPawnsEg, -3);
+}
+
+static void a_bishop_counts_its_pawns_on_its_colour_more_with_the_centre_blocked(void)
+{
+    /* The bishop on c1 is on a1's colour, as are the pawns on a3, c3, e3 and
+     * g3 (not b3): 4 pawns, times 1 (not defended by a pawn, none blocked). */
+    CHECK_EQ_INT(s_bishop_pawns("9k/10/10/10/10/PPP1P1P3/10/2B1K5 w - - 0 1"), -12);
+    /* Black's pawn on e4 blocks e3, on the central files: times 2. */
+    CHECK_EQ_INT(s_bishop_pawns("9k/10/10/10/4p5/PPP1P1P3/10/2B1K5 w - - 0 1"), -24);
+    /* On d4, defended by the pawns on c3 and e3: times 0, then times 1 with
+     * e3 blocked; a pawn blocked on the c-file is not on the central files. */
+    CHECK_EQ_INT(s_bishop_pawns("9k/10/10/10/3B6/PPP1P1P3/10/4K5 w - - 0 1"), 0);
+    CHECK_EQ_INT(s_bishop_pawns("9k/10/10/10/3Bp5/PPP1P1P3/10/4K5 w - - 0 1"), -12);
+    CHECK_EQ_INT(s_bishop_pawns("9k/10/10/10/2pB6/PPP1P1P3/10/4K5 w - - 0 1"), 0);
+    /* On a light square, only b3 counts. */
+    CHECK_EQ_INT(s_bishop_pawns("9k/10/10/10/10/PPP1P1P3/10/3BK5 w - - 0 1"), -3);
+}
+
 static void a_passed_pawn_with_a_free_path_counts_more_by_rank(void)
 {
     /* b6: relative rank 5, so 3 x the weight; the rook on h8 attacks b8. */
@@ -624,6 +673,8 @@ static const check_case_t CASES[] = {
     CASE(a_backward_pawn_is_one_whose_neighbours_have_gone_ahead_and_whose_stop_is_guarded),
     CASE(an_outpost_is_a_defended_square_no_enemy_pawn_can_attack),
     CASE(a_rook_or_chancellor_on_the_seventh_needs_pawns_there_or_the_king_behind),
+    CASE(a_knight_or_bishop_with_a_pawn_in_front_of_it_is_behind_a_pawn),
+    CASE(a_bishop_counts_its_pawns_on_its_colour_more_with_the_centre_blocked),
     CASE(a_passed_pawn_with_a_free_path_counts_more_by_rank),
     CASE(a_pawn_the_bare_king_cannot_catch_is_unstoppable),
     CASE(a_king_file_without_a_pawn_of_ours_is_open),
