@@ -441,7 +441,9 @@ EVAL_INLINE void s_side(const board_t *b, const params_t *p, color_t us, bitboar
                 e += t == BISHOP ? V(BishopOutpostEg) : V(KnightOutpostEg);
             }
             if (minor_terms && (t == KNIGHT || t == BISHOP)) {
-                if (behind_pawn & bb_square(s)) {
+                /* from the third rank on: a minor at home behind its own
+                 * pawn is not developed (test 80) */
+                if ((behind_pawn & bb_square(s)) && square_relative_rank(us, s) >= 2) {
                     m += V(MinorBehindPawnMg);
                     e += V(MinorBehindPawnEg);
                 }

@@ -36,9 +36,10 @@
  * zero, never beyond zero (Stockfish 11's initiative, in these terms).
  *
  * Minor pieces and pawns (all 0 by default, which leaves them out):
- * MinorBehindPawn for a knight or bishop with a pawn of either colour on
- * the square in front of it (shielded from the files' attacks, and the
- * pawn supported); BishopPawns per pawn of ours on squares of the bishop's
+ * MinorBehindPawn for a knight or bishop on its third rank or beyond with
+ * a pawn of either colour on the square in front of it (shielded from the
+ * files' attacks, and the pawn supported; not at home, where it would pay
+ * for not developing, docs/strength.md test 80); BishopPawns per pawn of ours on squares of the bishop's
  * colour, times one more than our pawns blocked on the central files d to
  * g, and one less when a pawn of ours defends the bishop (Stockfish 11's
  * "bishop pawns"; a negative weight is a penalty).

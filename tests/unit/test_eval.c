@@ -434,6 +434,11 @@ static void a_knight_or_bishop_with_a_pawn_in_front_of_it_is_behind_a_pawn(void)
      * is in front of it. The archbishop is not a minor piece. */
     CHECK_EQ_INT(s_behind("9k/9p/10/4n5/4P5/10/P9/K9 w - - 0 1"), -20);
     CHECK_EQ_INT(s_behind("9k/9p/10/4p5/4A5/10/P9/K9 w - - 0 1"), 0);
+    /* At home behind its own pawn, or on the second rank: not developed. */
+    CHECK_EQ_INT(s_behind("9k/9p/10/10/10/10/P1P7/K1N7 w - - 0 1"), 0);
+    CHECK_EQ_INT(s_behind("9k/9p/10/10/10/4P5/P3B5/K9 w - - 0 1"), 0);
+    CHECK_EQ_INT(s_behind("k1n7/p1p7/10/10/10/10/P9/K9 w - - 0 1"), 0);
+    CHECK_EQ_INT(s_behind("k9/p9/2n7/2p7/10/10/P9/K9 w - - 0 1"), -20);
 }
 
 static int s_bishop_pawns(const char *fen)
