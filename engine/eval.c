@@ -746,3 +746,65 @@ int eval_evaluate(const board_t *b, const params_t *p)
 {
     return eval_evaluate_cached(b, p, NULL);
 }
+
+/* ---- the terms in groups ---- */
+
+static const char *const TERM_NAME[EVAL_TERM_NB] = {
+    "material", "placement", "mobility", "king-danger", "shelter", "pawns",
+    "passed", "pieces", "threats", "initiative", "endgame", "tempo" };
+
+/* A parameter's group by a part of its name, the first match in order. */
+static const struct {
+    const char *part;
+    eval_term_t term;
+} TERM_BY_NAME[] = {
+    { "Value", EVAL_TERM_MATERIAL }, { "BishopPair", EVAL_TERM_MATERIAL },
+    { "Centre", EVAL_TERM_PLACEMENT }, { "Mobility", EVAL_TERM_MOBILITY },
+    { "KingAttack", EVAL_TERM_KING_DANGER }, { "KingSafeCheck", EVAL_TERM_KING_DANGER },
+    { "KingDanger", EVAL_TERM_KING_DANGER }, { "KingWeakSquare", EVAL_TERM_KING_DANGER },
+    { "KingShield", EVAL_TERM_SHELTER }, { "KingOpenFile", EVAL_TERM_SHELTER },
+    { "KingStorm", EVAL_TERM_SHELTER }, { "Passed", EVAL_TERM_PASSED },
+    { "DoubledPawn", EVAL_TERM_PAWNS }, { "IsolatedPawn", EVAL_TERM_PAWNS },
+    { "ConnectedPawn", EVAL_TERM_PAWNS }, { "BackwardPawn", EVAL_TERM_PAWNS },
+    { "Outpost", EVAL_TERM_PIECES }, { "RookOpenFile", EVAL_TERM_PIECES },
+    { "RookSeventh", EVAL_TERM_PIECES }, { "MinorBehindPawn", EVAL_TERM_PIECES },
+    { "BishopPawns", EVAL_TERM_PIECES }, { "Threat", EVAL_TERM_THREATS },
+    { "Hanging", EVAL_TERM_THREATS }, { "Initiative", EVAL_TERM_INITIATIVE },
+    { "MopUp", EVAL_TERM_ENDGAME }, { "Scale", EVAL_TERM_ENDGAME },
+    { "Tempo", EVAL_TERM_TEMPO },
+};
+
+const char *eval_term_name(eval_term_t t)
+{
+    return t >= 0 && t < EVAL_TERM_NB ? TERM_NAME[t] : "?";
+}
+
+eval_term_t eval_term_of(int i)
+{
+    const param_info_t *info = params_info(i);
+    if (!info || info->search)
+        return EVAL_TERM_NB;
+    for (size_t k = 0; k < sizeof TERM_BY_NAME / sizeof TERM_BY_NAME[0]; k++)
+        if (strstr(info->name, TERM_BY_NAME[k].part))
+            return TERM_BY_NAME[k].term;
+    return EVAL_TERM_NB;
+}
+
+static int s_white(const board_t *b, const params_t *p)
+{
+    int v = eval_evaluate(b, p);
+    return board_side(b) == WHITE ? v : -v;
+}
+
+int eval_terms(const board_t *b, const params_t *p, int out[EVAL_TERM_NB])
+{
+    int all = s_white(b, p);
+    for (int t = 0; t < EVAL_TERM_NB; t++) {
+        params_t q = *p;
+        for (int i = 0; i < PARAM_NB; i++)
+            if (eval_term_of(i) == (eval_term_t) t)
+                q.value[i] = 0;
+        out[t] = all - s_white(b, &q);
+    }
+    return all;
+}

@@ -45,4 +45,34 @@ int eval_evaluate_cached(const board_t *b, const params_t *p, eval_pawn_table_t 
 /* The game phase of b, 0 (bare kings and pawns) .. EVAL_PHASE_MAX. */
 int eval_phase(const board_t *b);
 
+/* The evaluation's weights in groups, for the UCI command `eval` and for
+ * comparing terms with another engine's scores (scripts/evalcmp.py). */
+typedef enum {
+    EVAL_TERM_MATERIAL,    /* piece values, bishop pair */
+    EVAL_TERM_PLACEMENT,   /* centralisation of each kind, the king's too */
+    EVAL_TERM_MOBILITY,
+    EVAL_TERM_KING_DANGER, /* attacks on the king zone, safe checks, weak squares */
+    EVAL_TERM_SHELTER,     /* the king's pawn shield, open files, storms */
+    EVAL_TERM_PAWNS,       /* doubled, isolated, connected, backward */
+    EVAL_TERM_PASSED,      /* passed pawns */
+    EVAL_TERM_PIECES,      /* outposts, rooks' files and seventh rank, minors and pawns */
+    EVAL_TERM_THREATS,
+    EVAL_TERM_INITIATIVE,
+    EVAL_TERM_ENDGAME,     /* end-game scale, mop-up */
+    EVAL_TERM_TEMPO,
+    EVAL_TERM_NB
+} eval_term_t;
+
+/* The short name of group t ("material", "king-danger", ...). */
+const char *eval_term_name(eval_term_t t);
+/* The group of parameter i (a param_id_t), or EVAL_TERM_NB for a search
+ * parameter. Every evaluation weight has a group (a test checks it). */
+eval_term_t eval_term_of(int i);
+/* What each group adds to the score of b under p, in centipawns from
+ * White's view: the score less the score with every parameter of the group
+ * at 0. The terms interact (the end-game scale, king danger's square, the
+ * quartered score without pawns), so the groups need not sum to the score;
+ * the score itself (White's view) is returned. */
+int eval_terms(const board_t *b, const params_t *p, int out[EVAL_TERM_NB]);
+
 #endif

@@ -12,6 +12,7 @@
 
 #include "board.h"
 #include "err.h"
+#include "eval.h"
 #include "movegen.h"
 #include "notation.h"
 #include "params.h"
@@ -348,6 +349,19 @@ static void s_cmd_position(uci_t *u, char *save)
     }
 }
 
+/* `eval`: the static evaluation of the current position by group of
+ * terms (eval_terms), as info strings: each group's share from White's
+ * view, then the score from the side to move's and from White's view. */
+static void s_cmd_eval(uci_t *u)
+{
+    int terms[EVAL_TERM_NB];
+    int white = eval_terms(u->board, &u->params, terms);
+    for (int t = 0; t < EVAL_TERM_NB; t++)
+        s_send(u, "info string term %s %d", eval_term_name((eval_term_t) t), terms[t]);
+    s_send(u, "info string eval %d white %d phase %d",
+           board_side(u->board) == WHITE ? white : -white, white, eval_phase(u->board));
+}
+
 static void s_cmd_perft(uci_t *u, int depth)
 {
     if (depth < 1 || depth > 20) {
@@ -511,6 +525,9 @@ int uci_loop(FILE *in, FILE *out)
             s_stop(u);
         } else if (strcmp(cmd, "ponderhit") == 0) {
             s_stop(u);
+        } else if (strcmp(cmd, "eval") == 0) {
+            s_wait(u);
+            s_cmd_eval(u);
         } else if (strcmp(cmd, "d") == 0) {
             char fen[FEN_MAX];
             s_wait(u);

@@ -2,6 +2,7 @@
 """evalcmp.py - where capa-engine's scores part from a reference engine's, by material.
 
   evalcmp.py REF.epd CAPA.epd [REF2.epd CAPA2.epd ...] [--limit CP] [--pawns]
+             [--terms CAPA-ENGINE]
 
 Each pair of files holds the same positions, in the same order, labelled
 by two engines' searches as `capa tune --label-engine` writes them (with
@@ -19,7 +20,26 @@ With --pawns, the fit also takes the differences (White's - Black's) of
 bishop pairs, doubled and isolated pawns and passed pawns by rank (ranks
 2 to 4, 5 and 6, the seventh, each from its own side): how much more the
 reference makes of each than capa-engine's score does.
+
+With --terms CAPA-ENGINE, capa-engine's score is split instead into the
+groups of its own evaluation terms (material, placement, mobility, king
+danger, ... as its UCI command `eval` gives them under its default
+parameters, centipawns from White's view), what they leave of its static
+score (interplay: the terms do not add up exactly) and what its search
+adds to its static score (search), and the fit is
+
+    ref = sum over groups of w_g x term_g + w_i x interplay + w_s x search
+
+with no k: w_g is how many of the reference's centipawns go with one of
+ours in that group. Were the two evaluations the same up to scale, every
+w_g would be the same number (the reference's scale, k above); a group
+whose w_g stands above the others is one the reference makes more of
+than we do, relative to the rest. (With k in the fit, the groups, which
+add up to nearly the whole static score, would be nearly collinear with
+capa's score, and each d_g / k would be known only up to an offset
+shared by all.) Groups that are 0 in every position are left out.
 """
+import subprocess
 import math
 import sys
 
@@ -102,6 +122,34 @@ def s_pawn_features(fen):
     return out
 
 
+def s_engine_terms(engine, fens):
+    """capa-engine's `eval` groups for each FEN: (names, one list of
+    values per FEN, or None where the engine refused the FEN, and each
+    FEN's static score from White's view)."""
+    lines = ["setoption name UCI_Variant value caparandom"]
+    for fen in fens:
+        lines += [f"position fen {fen}", "eval"]
+    lines.append("quit")
+    out = subprocess.run([engine], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, check=True).stdout
+    names, rows, totals, cur, bad = [], [], [], [], False
+    for line in out.splitlines():
+        if line.startswith("info string term "):
+            name, value = line.split()[3:5]
+            if len(rows) == 0 and name not in names:
+                names.append(name)
+            cur.append(int(value))
+        elif line.startswith("info string eval "):
+            rows.append(None if bad or len(cur) != len(names) else cur)
+            totals.append(int(line.split()[5]))
+            cur, bad = [], False
+        elif line.startswith("info string"):
+            bad = True
+    if len(rows) != len(fens):
+        sys.exit(f"evalcmp: {engine} answered {len(rows)} evals for {len(fens)} positions")
+    return names, rows, totals
+
+
 def s_solve(a, y):
     """Least squares by the normal equations; returns (coefficients, the
     inverse of A'A, the residual variance)."""
@@ -129,9 +177,11 @@ def s_solve(a, y):
 
 def fit(args):
     limit = int(args[args.index("--limit") + 1]) if "--limit" in args else 400
+    engine = args[args.index("--terms") + 1] if "--terms" in args else None
     pawns = "--pawns" in args
     args = [a for a in args if a != "--pawns"]
-    files = [a for i, a in enumerate(args) if a != "--limit" and (i == 0 or args[i - 1] != "--limit")]
+    files = [a for i, a in enumerate(args)
+             if a not in ("--limit", "--terms") and (i == 0 or args[i - 1] not in ("--limit", "--terms"))]
     names = list(KINDS) + (PAWN_TERMS if pawns else [])
     if len(files) < 2 or len(files) % 2:
         sys.exit(__doc__)
@@ -140,22 +190,41 @@ def fit(args):
         ref, capa = s_epd(ref_name), s_epd(capa_name)
         if [f for f, _ in ref] != [f for f, _ in capa]:
             sys.exit(f"evalcmp: {ref_name} and {capa_name} do not hold the same positions")
-        for (fen, r), (_, c) in zip(ref, capa):
-            if abs(r) < limit and abs(c) < limit:
-                diff, phase = s_features(fen)
-                if pawns:
-                    diff += s_pawn_features(fen)
-                rows.append((r, c, diff, phase))
+        kept = [(fen, r, c) for (fen, r), (_, c) in zip(ref, capa) if abs(r) < limit and abs(c) < limit]
+        if engine:
+            names, terms, totals = s_engine_terms(engine, [fen for fen, _, _ in kept])
+            names = names + ["interplay", "search"]
+        for i, (fen, r, c) in enumerate(kept):
+            diff, phase = s_features(fen)
+            if engine:
+                if terms[i] is None:
+                    continue
+                diff = terms[i] + [totals[i] - sum(terms[i]), c - totals[i]]
+            elif pawns:
+                diff += s_pawn_features(fen)
+            rows.append((r, c, diff, phase))
+    if engine:
+        used = [j for j in range(len(names)) if any(r[2][j] for r in rows)]
+        names = [names[j] for j in used]
+        rows = [(r, c, [d[j] for j in used], ph) for r, c, d, ph in rows]
     for label, keep in (("all", lambda ph: True), ("phase >= 24", lambda ph: ph >= 24),
                         ("phase < 24", lambda ph: ph < 24)):
         sel = [r for r in rows if keep(r[3])]
         if len(sel) <= len(names) + 1:
             print(f"{label}: {len(sel)} positions, too few")
             continue
-        coef, inv, var = s_solve([[r[1]] + r[2] for r in sel], [r[0] for r in sel])
+        # a feature that is 0 in every position of this subset is left out
+        cols = [j for j in range(len(names)) if any(r[2][j] for r in sel)]
+        if engine:
+            coef, inv, var = s_solve([[r[2][j] for j in cols] for r in sel], [r[0] for r in sel])
+            terms = "; ".join(f"{names[j]} {coef[i]:.2f} +-{1.96 * (var * inv[i][i]) ** 0.5:.2f}"
+                              for i, j in enumerate(cols))
+            print(f"{label}: {len(sel)} positions; {terms}")
+            continue
+        coef, inv, var = s_solve([[r[1]] + [r[2][j] for j in cols] for r in sel], [r[0] for r in sel])
         k = coef[0]
-        terms = "; ".join(f"{name} {coef[i + 1] / k:+.0f} +-{1.96 * (var * inv[i + 1][i + 1]) ** 0.5 / k:.0f}"
-                          for i, name in enumerate(names))
+        terms = "; ".join(f"{names[j]} {coef[i + 1] / k:+.0f} +-{1.96 * (var * inv[i + 1][i + 1]) ** 0.5 / k:.0f}"
+                          for i, j in enumerate(cols))
         print(f"{label}: {len(sel)} positions, k {k:.2f}; {terms}")
 
 

@@ -43,3 +43,12 @@ add_test(NAME engine_selfplay_rejects_unknown_parameters
          COMMAND capa-engine selfplay --pairs 1 --b {"NoSuchValue":1})
 set_tests_properties(engine_selfplay_rejects_unknown_parameters PROPERTIES LABELS integration
                      TIMEOUT 60 PASS_REGULAR_EXPRESSION "unknown parameter \"NoSuchValue\"")
+
+# scripts/evalcmp.py --terms on capa-engine's `eval`: a made-up reference
+# whose weights differ from ours in two groups must be found out.
+add_test(NAME evalcmp_terms_fit
+         COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/integration/test_evalcmp.py
+                 $<TARGET_FILE:capa-engine> ${CMAKE_SOURCE_DIR}/scripts/evalcmp.py
+                 ${CMAKE_SOURCE_DIR}/tests/data/evalcmp_positions.fen
+                 ${CMAKE_CURRENT_BINARY_DIR}/evalcmp_terms_fit)
+set_tests_properties(evalcmp_terms_fit PROPERTIES LABELS integration TIMEOUT 120)

@@ -131,6 +131,63 @@ static void the_initiative_goes_to_the_side_ahead_and_never_turns_the_score(void
     CHECK(s_eval(knight_up, VARIANT_CAPABLANCA, &q) < base);
 }
 
+static void every_evaluation_weight_has_a_group_and_no_search_parameter_does(void)
+{
+    for (int i = 0; i < params_count(); i++) {
+        const param_info_t *info = params_info(i);
+        eval_term_t t = eval_term_of(i);
+        if (info->search)
+            CHECK_MSG(t == EVAL_TERM_NB, "%s is in group %s", info->name, eval_term_name(t));
+        else
+            CHECK_MSG(t < EVAL_TERM_NB, "%s has no group", info->name);
+    }
+    CHECK_EQ_INT(eval_term_of(PARAM_ArchbishopValueEg), EVAL_TERM_MATERIAL);
+    CHECK_EQ_INT(eval_term_of(PARAM_KingCentreMg), EVAL_TERM_PLACEMENT);
+    CHECK_EQ_INT(eval_term_of(PARAM_KingDangerCapMg), EVAL_TERM_KING_DANGER);
+    CHECK_EQ_INT(eval_term_of(PARAM_PawnPushThreatEg), EVAL_TERM_THREATS);
+    CHECK_EQ_INT(eval_term_of(PARAM_PassedUnstoppableEg), EVAL_TERM_PASSED);
+    CHECK_EQ_INT(eval_term_of(PARAM_ScaleNoPawns), EVAL_TERM_ENDGAME);
+}
+
+/* Material only: the material group and the tempo are the whole score and
+ * every other group is 0; under the defaults a colour-flipped position has
+ * every group negated. */
+static void the_terms_of_a_position_are_each_groups_share_from_whites_view(void)
+{
+    const char *fen = "rnb1qkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR b KQkq - 0 1";
+    params_t p;
+    params_default(&p);
+    params_material_only(&p);
+    CHECK_EQ_INT(board_set_fen(&s_board, fen, VARIANT_CAPABLANCA, NULL, 0), 0);
+    int terms[EVAL_TERM_NB];
+    int white = eval_terms(&s_board, &p, terms);
+    CHECK_EQ_INT(white, -eval_evaluate(&s_board, &p));
+    CHECK(terms[EVAL_TERM_MATERIAL] > 800);
+    CHECK_EQ_INT(terms[EVAL_TERM_TEMPO], -p.value[PARAM_Tempo]);
+    CHECK_EQ_INT(terms[EVAL_TERM_MATERIAL] + terms[EVAL_TERM_TEMPO], white);
+    for (int t = 0; t < EVAL_TERM_NB; t++)
+        if (t != EVAL_TERM_MATERIAL && t != EVAL_TERM_TEMPO)
+            CHECK_MSG(terms[t] == 0, "%s: %d", eval_term_name((eval_term_t) t), terms[t]);
+    params_default(&p);
+    for (int i = 0; i < bench_count(); i++) {
+        const char *vn;
+        char a[128], flipped[160];
+        CHECK_EQ_INT(bench_position(i, &vn, a, sizeof a), 0);
+        variant_t v;
+        CHECK_EQ_INT(variant_from_name(vn, &v), 0);
+        s_flip_fen(a, flipped);
+        int ta[EVAL_TERM_NB], tb[EVAL_TERM_NB];
+        CHECK_EQ_INT(board_set_fen(&s_board, a, v, NULL, 0), 0);
+        int wa = eval_terms(&s_board, &p, ta);
+        CHECK_EQ_INT(board_set_fen(&s_board, flipped, v, NULL, 0), 0);
+        int wb = eval_terms(&s_board, &p, tb);
+        CHECK_MSG(wa == -wb, "%s: %d vs flipped %d", a, wa, wb);
+        for (int t = 0; t < EVAL_TERM_NB; t++)
+            CHECK_MSG(ta[t] == -tb[t], "%s: %s %d vs flipped %d", a,
+                      eval_term_name((eval_term_t) t), ta[t], tb[t]);
+    }
+}
+
 static void the_start_position_is_about_level(void)
 {
     params_t p;
@@ -678,6 +735,8 @@ static const check_case_t CASES[] = {
     CASE(a_backward_pawn_is_one_whose_neighbours_have_gone_ahead_and_whose_stop_is_guarded),
     CASE(an_outpost_is_a_defended_square_no_enemy_pawn_can_attack),
     CASE(a_rook_or_chancellor_on_the_seventh_needs_pawns_there_or_the_king_behind),
+    CASE(every_evaluation_weight_has_a_group_and_no_search_parameter_does),
+    CASE(the_terms_of_a_position_are_each_groups_share_from_whites_view),
     CASE(a_knight_or_bishop_with_a_pawn_in_front_of_it_is_behind_a_pawn),
     CASE(a_bishop_counts_its_pawns_on_its_colour_more_with_the_centre_blocked),
     CASE(a_passed_pawn_with_a_free_path_counts_more_by_rank),

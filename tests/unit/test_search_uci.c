@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "board.h"
+#include "eval.h"
 #include "check.h"
 #include "movegen.h"
 #include "notation.h"
@@ -133,6 +134,31 @@ static void a_parameter_option_changes_the_evaluation(void)
     free(b);
 }
 
+static void eval_prints_each_group_of_terms_and_the_score(void)
+{
+    /* Black to move, without its archbishop. */
+    const char *fen = "rnb1qkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR b KQkq - 0 1";
+    char input[256];
+    snprintf(input, sizeof input, "position fen %s\neval\nquit\n", fen);
+    char *out = s_run(input);
+    for (int t = 0; t < EVAL_TERM_NB; t++) {
+        char want[64];
+        snprintf(want, sizeof want, "info string term %s ", eval_term_name((eval_term_t) t));
+        CHECK_MSG(strstr(out, want), "no \"%s\" in:\n%s", want, out);
+    }
+    board_t *b = malloc(sizeof *b);
+    CHECK_EQ_INT(board_set_fen(b, fen, VARIANT_CAPABLANCA, NULL, 0), 0);
+    params_t p;
+    params_default(&p);
+    int stm = eval_evaluate(b, &p);
+    char want[96];
+    snprintf(want, sizeof want, "info string eval %d white %d phase %d\n", stm, -stm, eval_phase(b));
+    CHECK_MSG(strstr(out, want), "no \"%s\" in:\n%s", want, out);
+    CHECK(stm < -500);
+    free(b);
+    free(out);
+}
+
 static void infinite_search_waits_for_stop_before_bestmove(void)
 {
     char *out = s_run("position startpos\ngo infinite\nisready\nstop\nquit\n");
@@ -206,6 +232,7 @@ static const check_case_t CASES[] = {
     CASE(garbage_and_bad_input_get_info_strings_not_crashes),
     CASE(go_nodes_is_deterministic_across_new_games),
     CASE(a_parameter_option_changes_the_evaluation),
+    CASE(eval_prints_each_group_of_terms_and_the_score),
     CASE(infinite_search_waits_for_stop_before_bestmove),
     CASE(random_protocol_noise_never_crashes_the_loop),
     CASE(latency_is_learnt_from_the_clocks_and_forgotten_by_a_new_game),
