@@ -64,6 +64,15 @@ static void s_initiative_params(params_t *p)
     p->value[PARAM_InitiativeMgOffset] = 23;
 }
 
+/* Bench position i, its colour-flipped twin and its variant. */
+static void s_bench_pair(int i, char fen[128], char flipped[160], variant_t *v)
+{
+    const char *vn;
+    CHECK_EQ_INT(bench_position(i, &vn, fen, 128), 0);
+    CHECK_EQ_INT(variant_from_name(vn, v), 0);
+    s_flip_fen(fen, flipped);
+}
+
 static void colour_flipped_positions_evaluate_the_same(void)
 {
     params_t p, q, r;
@@ -75,12 +84,9 @@ static void colour_flipped_positions_evaluate_the_same(void)
     r.value[PARAM_BishopPawnsMg] = -2;
     r.value[PARAM_BishopPawnsEg] = -3;
     for (int i = 0; i < bench_count(); i++) {
-        const char *vn;
         char fen[128], flipped[160];
-        CHECK_EQ_INT(bench_position(i, &vn, fen, sizeof fen), 0);
         variant_t v;
-        CHECK_EQ_INT(variant_from_name(vn, &v), 0);
-        s_flip_fen(fen, flipped);
+        s_bench_pair(i, fen, flipped, &v);
         int a = s_eval(fen, v, &p), b = s_eval(flipped, v, &p);
         CHECK_MSG(a == b, "%s: %d vs flipped %s: %d", fen, a, flipped, b);
         a = s_eval(fen, v, &q), b = s_eval(flipped, v, &q);
@@ -170,12 +176,9 @@ static void the_terms_of_a_position_are_each_groups_share_from_whites_view(void)
             CHECK_MSG(terms[t] == 0, "%s: %d", eval_term_name((eval_term_t) t), terms[t]);
     params_default(&p);
     for (int i = 0; i < bench_count(); i++) {
-        const char *vn;
         char a[128], flipped[160];
-        CHECK_EQ_INT(bench_position(i, &vn, a, sizeof a), 0);
         variant_t v;
-        CHECK_EQ_INT(variant_from_name(vn, &v), 0);
-        s_flip_fen(a, flipped);
+        s_bench_pair(i, a, flipped, &v);
         int ta[EVAL_TERM_NB], tb[EVAL_TERM_NB];
         CHECK_EQ_INT(board_set_fen(&s_board, a, v, NULL, 0), 0);
         int wa = eval_terms(&s_board, &p, ta);
