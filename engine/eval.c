@@ -798,13 +798,17 @@ static int s_white(const board_t *b, const params_t *p)
 
 int eval_terms(const board_t *b, const params_t *p, int out[EVAL_TERM_NB])
 {
-    int all = s_white(b, p);
-    for (int t = 0; t < EVAL_TERM_NB; t++) {
-        params_t q = *p;
-        for (int i = 0; i < PARAM_NB; i++)
-            if (eval_term_of(i) == (eval_term_t) t)
-                q.value[i] = 0;
-        out[t] = all - s_white(b, &q);
+    /* one set of parameters per group, that group's weights at 0 */
+    params_t without[EVAL_TERM_NB];
+    for (int t = 0; t < EVAL_TERM_NB; t++)
+        without[t] = *p;
+    for (int i = 0; i < PARAM_NB; i++) {
+        eval_term_t t = eval_term_of(i);
+        if (t < EVAL_TERM_NB)
+            without[t].value[i] = 0;
     }
+    int all = s_white(b, p);
+    for (int t = 0; t < EVAL_TERM_NB; t++)
+        out[t] = all - s_white(b, &without[t]);
     return all;
 }

@@ -39,10 +39,11 @@
  * MinorBehindPawn for a knight or bishop on its third rank or beyond with
  * a pawn of either colour on the square in front of it (shielded from the
  * files' attacks, and the pawn supported; not at home, where it would pay
- * for not developing, docs/strength.md test 80); BishopPawns per pawn of ours on squares of the bishop's
- * colour, times one more than our pawns blocked on the central files d to
- * g, and one less when a pawn of ours defends the bishop (Stockfish 11's
- * "bishop pawns"; a negative weight is a penalty).
+ * for not developing, docs/strength.md test 80); BishopPawns per pawn of
+ * ours on squares of the bishop's colour, times one more than our pawns
+ * blocked on the central files d to g, and one less when a pawn of ours
+ * defends the bishop (Stockfish 11's "bishop pawns"; a negative weight is
+ * a penalty).
  *
  * Defaults: the end-game pawn (100) and every piece's middle-game value
  * from the Fairy-Max engine table (N 3.1, B 3.5, R 4.75, A 8.25, C 8.75,

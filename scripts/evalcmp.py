@@ -37,10 +37,11 @@ whose w_g stands above the others is one the reference makes more of
 than we do, relative to the rest. (With k in the fit, the groups, which
 add up to nearly the whole static score, would be nearly collinear with
 capa's score, and each d_g / k would be known only up to an offset
-shared by all.) Groups that are 0 in every position are left out.
+shared by all.) A group that is 0 in every position of a row is left
+out of that row.
 """
-import subprocess
 import math
+import subprocess
 import sys
 
 KINDS = "pnbracq"
@@ -192,21 +193,17 @@ def fit(args):
             sys.exit(f"evalcmp: {ref_name} and {capa_name} do not hold the same positions")
         kept = [(fen, r, c) for (fen, r), (_, c) in zip(ref, capa) if abs(r) < limit and abs(c) < limit]
         if engine:
-            names, terms, totals = s_engine_terms(engine, [fen for fen, _, _ in kept])
+            names, groups, totals = s_engine_terms(engine, [fen for fen, _, _ in kept])
             names = names + ["interplay", "search"]
         for i, (fen, r, c) in enumerate(kept):
             diff, phase = s_features(fen)
             if engine:
-                if terms[i] is None:
+                if groups[i] is None:
                     continue
-                diff = terms[i] + [totals[i] - sum(terms[i]), c - totals[i]]
+                diff = groups[i] + [totals[i] - sum(groups[i]), c - totals[i]]
             elif pawns:
                 diff += s_pawn_features(fen)
             rows.append((r, c, diff, phase))
-    if engine:
-        used = [j for j in range(len(names)) if any(r[2][j] for r in rows)]
-        names = [names[j] for j in used]
-        rows = [(r, c, [d[j] for j in used], ph) for r, c, d, ph in rows]
     for label, keep in (("all", lambda ph: True), ("phase >= 24", lambda ph: ph >= 24),
                         ("phase < 24", lambda ph: ph < 24)):
         sel = [r for r in rows if keep(r[3])]

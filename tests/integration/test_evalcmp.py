@@ -7,7 +7,6 @@ third of its king-danger group must come out of the fit with weights 1.5
 for mobility, 0.67 for king danger and 1 for every other group; a
 reference equal to capa-engine gives 1 for all. Exit 0 when it does, 1
 with the reason."""
-import math
 import os
 import subprocess
 import sys

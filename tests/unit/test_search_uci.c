@@ -2,8 +2,8 @@
 #include <stdlib.h>
 
 #include "board.h"
-#include "eval.h"
 #include "check.h"
+#include "eval.h"
 #include "movegen.h"
 #include "notation.h"
 #include "params.h"
