@@ -553,7 +553,11 @@ EVAL_INLINE int s_king_danger(const board_t *b, const params_t *p, color_t us,
  * chancellor or queen attacked by a lesser rook, archbishop or chancellor
  * (ThreatByLesser); attacked and not defended; attacked from a square one
  * of our pawns can step to safely (PawnPushThreat: empty, not attacked by
- * their pawns, and defended by us or not attacked by them). */
+ * their pawns, and defended by us or not attacked by them); a minor not
+ * defended by a pawn attacked by a rook (ThreatByRook); a minor attacked
+ * by a minor (ThreatMinorOnMinor); once, a man the king attacks that
+ * nothing defends (ThreatByKing); and the squares both attack that no pawn
+ * of theirs defends (ThreatRestricted). */
 EVAL_INLINE void s_threats(const board_t *b, const params_t *p, color_t us,
                       const side_attacks_t att[COLOR_NB], bitboard_t our_pawn_att,
                       bitboard_t their_pawn_att, int *mg, int *eg)
@@ -578,6 +582,20 @@ EVAL_INLINE void s_threats(const board_t *b, const params_t *p, color_t us,
           n_lesser * V(ThreatByLesserMg) + n_hang * V(HangingMg) + n_push * V(PawnPushThreatMg);
     *eg = n_pawn * V(ThreatByPawnEg) + n_minor * V(ThreatByMinorEg) +
           n_lesser * V(ThreatByLesserEg) + n_hang * V(HangingEg) + n_push * V(PawnPushThreatEg);
+    if (V(ThreatByRookMg) | V(ThreatByRookEg) | V(ThreatMinorOnMinorMg) |
+        V(ThreatMinorOnMinorEg) | V(ThreatByKingMg) | V(ThreatByKingEg) |
+        V(ThreatRestrictedMg) | V(ThreatRestrictedEg)) {
+        bitboard_t minors = board_pieces(b, them, KNIGHT) | board_pieces(b, them, BISHOP);
+        bitboard_t loose = board_color_bb(b, them) & ~board_type_bb(b, KING) & ~att[them].all;
+        int n_rook = s_popcount(minors & att[us].by[ROOK] & ~their_pawn_att);
+        int n_mm = s_popcount(minors & att[us].minor);
+        int n_king = (attacks_king(board_king_sq(b, us)) & loose) != 0;
+        int n_restr = s_popcount(att[us].all & att[them].all & ~their_pawn_att);
+        *mg += n_rook * V(ThreatByRookMg) + n_mm * V(ThreatMinorOnMinorMg) +
+               n_king * V(ThreatByKingMg) + n_restr * V(ThreatRestrictedMg);
+        *eg += n_rook * V(ThreatByRookEg) + n_mm * V(ThreatMinorOnMinorEg) +
+               n_king * V(ThreatByKingEg) + n_restr * V(ThreatRestrictedEg);
+    }
 }
 
 /* Passed pawns of colour us: the kings' distances to the square in front

@@ -45,6 +45,15 @@
  * defends the bishop (Stockfish 11's "bishop pawns"; a negative weight is
  * a penalty).
  *
+ * More threats (all 0 by default, which leaves them out): ThreatByRook per
+ * knight or bishop of theirs a rook of ours attacks and no pawn of theirs
+ * defends; ThreatMinorOnMinor per knight or bishop of theirs a knight or
+ * bishop of ours attacks; ThreatByKing once when our king attacks a man of
+ * theirs (not the king) that nothing of theirs defends; ThreatRestricted
+ * per square both sides attack that no pawn of theirs defends (their
+ * pieces' moves there are contested). Stockfish 11 has these four in its
+ * own terms.
+ *
  * Defaults: the end-game pawn (100) and every piece's middle-game value
  * from the Fairy-Max engine table (N 3.1, B 3.5, R 4.75, A 8.25, C 8.75,
  * Q 9.5 pawns of 100 centipawns), bishop pair +0.5 (H. G. Muller), as the
@@ -217,6 +226,14 @@
     X(ThreatByLesserEg, 20, -300, 300)        \
     X(PawnPushThreatMg, 15, -300, 300)        \
     X(PawnPushThreatEg, 10, -300, 300)        \
+    X(ThreatByRookMg, 0, -300, 300)           \
+    X(ThreatByRookEg, 0, -300, 300)           \
+    X(ThreatMinorOnMinorMg, 0, -300, 300)     \
+    X(ThreatMinorOnMinorEg, 0, -300, 300)     \
+    X(ThreatByKingMg, 0, -300, 300)           \
+    X(ThreatByKingEg, 0, -300, 300)           \
+    X(ThreatRestrictedMg, 0, -100, 100)       \
+    X(ThreatRestrictedEg, 0, -100, 100)       \
     X(MopUpEg, 10, 0, 100)                    \
     X(ScaleNoPawns, 28, 0, 64)                \
     X(ScalePerPawn, 7, 0, 64)                 \

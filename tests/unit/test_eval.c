@@ -620,6 +620,65 @@ static void a_safe_pawn_push_that_would_attack_a_piece_is_a_threat(void)
                         PARAM_PawnPushThreatEg, 12), 0);
 }
 
+static int s_threat(const char *fen, int mg, int eg)
+{
+    return s_term(fen, mg, eg, 20);
+}
+
+static void a_rook_threatens_a_minor_no_pawn_defends(void)
+{
+    /* The rook on c1 attacks the knight on c5; Black's rook on c8 the
+     * bishop on c4. A pawn on b6 defends c5; a chancellor is not a rook. */
+    CHECK_EQ_INT(s_threat("9k/9p/10/2n7/10/10/P9/K1R7 w - - 0 1", PARAM_ThreatByRookMg,
+                          PARAM_ThreatByRookEg), 20);
+    CHECK_EQ_INT(s_threat("k1r7/p9/10/10/2B7/10/9P/9K w - - 0 1", PARAM_ThreatByRookMg,
+                          PARAM_ThreatByRookEg), -20);
+    CHECK_EQ_INT(s_threat("9k/9p/1p8/2n7/10/10/P9/K1R7 w - - 0 1", PARAM_ThreatByRookMg,
+                          PARAM_ThreatByRookEg), 0);
+    CHECK_EQ_INT(s_threat("9k/9p/10/2n7/10/10/P9/K1C7 w - - 0 1", PARAM_ThreatByRookMg,
+                          PARAM_ThreatByRookEg), 0);
+}
+
+static void a_minor_threatens_a_minor(void)
+{
+    /* The bishop on e3 attacks the knight on c5, which does not attack it
+     * back; knights on d3 and c5 attack each other; an archbishop is not a
+     * minor; a rook on a minor is another term. */
+    CHECK_EQ_INT(s_threat("k9/p9/10/2n7/10/4B5/9P/9K w - - 0 1", PARAM_ThreatMinorOnMinorMg,
+                          PARAM_ThreatMinorOnMinorEg), 20);
+    CHECK_EQ_INT(s_threat("9k/9p/10/2n7/10/3N6/P9/K9 w - - 0 1", PARAM_ThreatMinorOnMinorMg,
+                          PARAM_ThreatMinorOnMinorEg), 0);
+    CHECK_EQ_INT(s_threat("k9/p9/10/2n7/10/4A5/9P/9K w - - 0 1", PARAM_ThreatMinorOnMinorMg,
+                          PARAM_ThreatMinorOnMinorEg), 0);
+    CHECK_EQ_INT(s_threat("9k/9p/10/2n7/10/10/P9/K1R7 w - - 0 1", PARAM_ThreatMinorOnMinorMg,
+                          PARAM_ThreatMinorOnMinorEg), 0);
+}
+
+static void a_king_threatens_a_loose_man_once(void)
+{
+    /* The king on a1 attacks the knight on b2, which nothing defends; and
+     * the bishop on b1 too, still once; a rook on b8 defends the knight. */
+    CHECK_EQ_INT(s_threat("9k/9p/10/10/10/10/1n7P/K9 w - - 0 1", PARAM_ThreatByKingMg,
+                          PARAM_ThreatByKingEg), 20);
+    CHECK_EQ_INT(s_threat("9k/9p/10/10/10/10/1n7P/Kb8 w - - 0 1", PARAM_ThreatByKingMg,
+                          PARAM_ThreatByKingEg), 20);
+    CHECK_EQ_INT(s_threat("1r7k/9p/10/10/10/10/1n7P/K9 w - - 0 1", PARAM_ThreatByKingMg,
+                          PARAM_ThreatByKingEg), 0);
+}
+
+static void squares_both_sides_attack_restrict_unless_a_pawn_defends_them(void)
+{
+    /* The rooks on e1 and e8 both attack e2 to e7: six squares each, even.
+     * A black pawn on d6 defends e5 (five for White); a white pawn on d3
+     * defends e4 (five for Black). */
+    CHECK_EQ_INT(s_threat("4r4k/9p/10/10/10/10/P9/K3R5 w - - 0 1", PARAM_ThreatRestrictedMg,
+                          PARAM_ThreatRestrictedEg), 0);
+    CHECK_EQ_INT(s_threat("4r4k/9p/3p6/10/10/10/P9/K3R5 w - - 0 1", PARAM_ThreatRestrictedMg,
+                          PARAM_ThreatRestrictedEg), -20);
+    CHECK_EQ_INT(s_threat("4r4k/9p/10/10/10/3P6/P9/K3R5 w - - 0 1", PARAM_ThreatRestrictedMg,
+                          PARAM_ThreatRestrictedEg), 20);
+}
+
 /* Every parameter of the defaults moved by a seeded amount within its bounds. */
 static void s_shuffled_params(params_t *p, uint64_t seed)
 {
@@ -749,6 +808,10 @@ static const check_case_t CASES[] = {
     CASE(a_king_zone_square_only_the_king_defends_adds_danger),
     CASE(a_compound_piece_attacked_by_a_lesser_one_is_threatened),
     CASE(a_safe_pawn_push_that_would_attack_a_piece_is_a_threat),
+    CASE(a_rook_threatens_a_minor_no_pawn_defends),
+    CASE(a_minor_threatens_a_minor),
+    CASE(a_king_threatens_a_loose_man_once),
+    CASE(squares_both_sides_attack_restrict_unless_a_pawn_defends_them),
     CASE(the_pawn_table_gives_the_direct_score_whatever_parameters_came_before),
     { 0 } };
 
