@@ -620,23 +620,33 @@ static void a_safe_pawn_push_that_would_attack_a_piece_is_a_threat(void)
                         PARAM_PawnPushThreatEg, 12), 0);
 }
 
-static int s_threat(const char *fen, int mg, int eg)
+/* A threat term's cases: each position's score with the term's Mg and Eg
+ * weights at 20, less its score with both at 0 (White's view). */
+typedef struct {
+    const char *fen;
+    int want;
+} threat_case_t;
+
+static void s_threat_cases(int mg, int eg, const threat_case_t *c, size_t n)
 {
-    return s_term(fen, mg, eg, 20);
+    for (size_t i = 0; i < n; i++) {
+        int got = s_term(c[i].fen, mg, eg, 20);
+        CHECK_MSG(got == c[i].want, "%s: %d, want %d", c[i].fen, got, c[i].want);
+    }
 }
 
 static void a_rook_threatens_a_minor_no_pawn_defends(void)
 {
     /* The rook on c1 attacks the knight on c5; Black's rook on c8 the
      * bishop on c4. A pawn on b6 defends c5; a chancellor is not a rook. */
-    CHECK_EQ_INT(s_threat("9k/9p/10/2n7/10/10/P9/K1R7 w - - 0 1", PARAM_ThreatByRookMg,
-                          PARAM_ThreatByRookEg), 20);
-    CHECK_EQ_INT(s_threat("k1r7/p9/10/10/2B7/10/9P/9K w - - 0 1", PARAM_ThreatByRookMg,
-                          PARAM_ThreatByRookEg), -20);
-    CHECK_EQ_INT(s_threat("9k/9p/1p8/2n7/10/10/P9/K1R7 w - - 0 1", PARAM_ThreatByRookMg,
-                          PARAM_ThreatByRookEg), 0);
-    CHECK_EQ_INT(s_threat("9k/9p/10/2n7/10/10/P9/K1C7 w - - 0 1", PARAM_ThreatByRookMg,
-                          PARAM_ThreatByRookEg), 0);
+    static const threat_case_t cases[] = {
+        { "9k/9p/10/2n7/10/10/P9/K1R7 w - - 0 1", 20 },
+        { "k1r7/p9/10/10/2B7/10/9P/9K w - - 0 1", -20 },
+        { "9k/9p/1p8/2n7/10/10/P9/K1R7 w - - 0 1", 0 },
+        { "9k/9p/10/2n7/10/10/P9/K1C7 w - - 0 1", 0 },
+    };
+    s_threat_cases(PARAM_ThreatByRookMg, PARAM_ThreatByRookEg, cases,
+                   sizeof cases / sizeof cases[0]);
 }
 
 static void a_minor_threatens_a_minor(void)
@@ -644,26 +654,27 @@ static void a_minor_threatens_a_minor(void)
     /* The bishop on e3 attacks the knight on c5, which does not attack it
      * back; knights on d3 and c5 attack each other; an archbishop is not a
      * minor; a rook on a minor is another term. */
-    CHECK_EQ_INT(s_threat("k9/p9/10/2n7/10/4B5/9P/9K w - - 0 1", PARAM_ThreatMinorOnMinorMg,
-                          PARAM_ThreatMinorOnMinorEg), 20);
-    CHECK_EQ_INT(s_threat("9k/9p/10/2n7/10/3N6/P9/K9 w - - 0 1", PARAM_ThreatMinorOnMinorMg,
-                          PARAM_ThreatMinorOnMinorEg), 0);
-    CHECK_EQ_INT(s_threat("k9/p9/10/2n7/10/4A5/9P/9K w - - 0 1", PARAM_ThreatMinorOnMinorMg,
-                          PARAM_ThreatMinorOnMinorEg), 0);
-    CHECK_EQ_INT(s_threat("9k/9p/10/2n7/10/10/P9/K1R7 w - - 0 1", PARAM_ThreatMinorOnMinorMg,
-                          PARAM_ThreatMinorOnMinorEg), 0);
+    static const threat_case_t cases[] = {
+        { "k9/p9/10/2n7/10/4B5/9P/9K w - - 0 1", 20 },
+        { "9k/9p/10/2n7/10/3N6/P9/K9 w - - 0 1", 0 },
+        { "k9/p9/10/2n7/10/4A5/9P/9K w - - 0 1", 0 },
+        { "9k/9p/10/2n7/10/10/P9/K1R7 w - - 0 1", 0 },
+    };
+    s_threat_cases(PARAM_ThreatMinorOnMinorMg, PARAM_ThreatMinorOnMinorEg, cases,
+                   sizeof cases / sizeof cases[0]);
 }
 
 static void a_king_threatens_a_loose_man_once(void)
 {
     /* The king on a1 attacks the knight on b2, which nothing defends; and
      * the bishop on b1 too, still once; a rook on b8 defends the knight. */
-    CHECK_EQ_INT(s_threat("9k/9p/10/10/10/10/1n7P/K9 w - - 0 1", PARAM_ThreatByKingMg,
-                          PARAM_ThreatByKingEg), 20);
-    CHECK_EQ_INT(s_threat("9k/9p/10/10/10/10/1n7P/Kb8 w - - 0 1", PARAM_ThreatByKingMg,
-                          PARAM_ThreatByKingEg), 20);
-    CHECK_EQ_INT(s_threat("1r7k/9p/10/10/10/10/1n7P/K9 w - - 0 1", PARAM_ThreatByKingMg,
-                          PARAM_ThreatByKingEg), 0);
+    static const threat_case_t cases[] = {
+        { "9k/9p/10/10/10/10/1n7P/K9 w - - 0 1", 20 },
+        { "9k/9p/10/10/10/10/1n7P/Kb8 w - - 0 1", 20 },
+        { "1r7k/9p/10/10/10/10/1n7P/K9 w - - 0 1", 0 },
+    };
+    s_threat_cases(PARAM_ThreatByKingMg, PARAM_ThreatByKingEg, cases,
+                   sizeof cases / sizeof cases[0]);
 }
 
 static void squares_both_sides_attack_restrict_unless_a_pawn_defends_them(void)
@@ -671,12 +682,13 @@ static void squares_both_sides_attack_restrict_unless_a_pawn_defends_them(void)
     /* The rooks on e1 and e8 both attack e2 to e7: six squares each, even.
      * A black pawn on d6 defends e5 (five for White); a white pawn on d3
      * defends e4 (five for Black). */
-    CHECK_EQ_INT(s_threat("4r4k/9p/10/10/10/10/P9/K3R5 w - - 0 1", PARAM_ThreatRestrictedMg,
-                          PARAM_ThreatRestrictedEg), 0);
-    CHECK_EQ_INT(s_threat("4r4k/9p/3p6/10/10/10/P9/K3R5 w - - 0 1", PARAM_ThreatRestrictedMg,
-                          PARAM_ThreatRestrictedEg), -20);
-    CHECK_EQ_INT(s_threat("4r4k/9p/10/10/10/3P6/P9/K3R5 w - - 0 1", PARAM_ThreatRestrictedMg,
-                          PARAM_ThreatRestrictedEg), 20);
+    static const threat_case_t cases[] = {
+        { "4r4k/9p/10/10/10/10/P9/K3R5 w - - 0 1", 0 },
+        { "4r4k/9p/3p6/10/10/10/P9/K3R5 w - - 0 1", -20 },
+        { "4r4k/9p/10/10/10/3P6/P9/K3R5 w - - 0 1", 20 },
+    };
+    s_threat_cases(PARAM_ThreatRestrictedMg, PARAM_ThreatRestrictedEg, cases,
+                   sizeof cases / sizeof cases[0]);
 }
 
 /* Every parameter of the defaults moved by a seeded amount within its bounds. */
