@@ -2,7 +2,7 @@
 """evalcmp.py - where capa-engine's scores part from a reference engine's, by material.
 
   evalcmp.py REF.epd CAPA.epd [REF2.epd CAPA2.epd ...] [--limit CP] [--pawns]
-             [--terms CAPA-ENGINE]
+             [--terms CAPA-ENGINE [--option NAME=VALUE ...]]
 
 Each pair of files holds the same positions, in the same order, labelled
 by two engines' searches as `capa tune --label-engine` writes them (with
@@ -39,6 +39,12 @@ add up to nearly the whole static score, would be nearly collinear with
 capa's score, and each d_g / k would be known only up to an offset
 shared by all.) A group that is 0 in every position of a row is left
 out of that row.
+
+--option NAME=VALUE (repeatable, with --terms) sets one of capa-engine's
+parameters before the groups are taken, as `capa match --option` does:
+the groups are then those of the engine under test (for example with
+new terms switched on) rather than of the defaults. An option the engine
+refuses stops the script with the engine's reason.
 """
 import math
 import subprocess
@@ -123,18 +129,31 @@ def s_pawn_features(fen):
     return out
 
 
-def s_engine_terms(engine, fens):
-    """capa-engine's `eval` groups for each FEN: (names, one list of
-    values per FEN, or None where the engine refused the FEN, and each
-    FEN's static score from White's view)."""
+def s_engine_terms(engine, fens, options=()):
+    """capa-engine's `eval` groups for each FEN under the NAME=VALUE
+    options: (names, one list of values per FEN, or None where the engine
+    refused the FEN, and each FEN's static score from White's view)."""
     lines = ["setoption name UCI_Variant value caparandom"]
+    for opt in options:
+        name, eq, value = opt.partition("=")
+        if not eq or not name or not value or " " in name + value:
+            sys.exit(f"evalcmp: --option {opt!r}: want NAME=VALUE")
+        lines.append(f"setoption name {name} value {value}")
+    lines.append("isready")
     for fen in fens:
         lines += [f"position fen {fen}", "eval"]
     lines.append("quit")
     out = subprocess.run([engine], input="\n".join(lines) + "\n", capture_output=True,
                          text=True, check=True).stdout
     names, rows, totals, cur, bad = [], [], [], [], False
-    for line in out.splitlines():
+    lines = out.splitlines()
+    if "readyok" not in lines:
+        sys.exit(f"evalcmp: {engine} did not answer isready")
+    ready = lines.index("readyok")
+    refused = [ln[len("info string "):] for ln in lines[:ready] if ln.startswith("info string")]
+    if refused:
+        sys.exit(f"evalcmp: {engine} refused an option: {'; '.join(refused)}")
+    for line in lines[ready + 1:]:
         if line.startswith("info string term "):
             name, value = line.split()[3:5]
             if len(rows) == 0 and name not in names:
@@ -176,16 +195,41 @@ def s_solve(a, y):
     return coef, inv, var
 
 
-def fit(args):
-    limit = int(args[args.index("--limit") + 1]) if "--limit" in args else 400
-    engine = args[args.index("--terms") + 1] if "--terms" in args else None
-    pawns = "--pawns" in args
-    args = [a for a in args if a != "--pawns"]
-    files = [a for i, a in enumerate(args)
-             if a not in ("--limit", "--terms") and (i == 0 or args[i - 1] not in ("--limit", "--terms"))]
-    names = list(KINDS) + (PAWN_TERMS if pawns else [])
+def s_args(args):
+    """(files, limit, engine, options, pawns) from the command line."""
+    files, options, limit, engine, pawns = [], [], 400, None, False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--limit", "--terms", "--option"):
+            if i + 1 >= len(args):
+                sys.exit(f"evalcmp: {a} needs a value")
+            v = args[i + 1]
+            if a == "--limit":
+                limit = int(v)
+            elif a == "--terms":
+                engine = v
+            else:
+                options.append(v)
+            i += 2
+            continue
+        if a == "--pawns":
+            pawns = True
+        elif a.startswith("--"):
+            sys.exit(f"evalcmp: unknown flag {a}\n{__doc__}")
+        else:
+            files.append(a)
+        i += 1
+    if options and not engine:
+        sys.exit("evalcmp: --option goes with --terms")
     if len(files) < 2 or len(files) % 2:
         sys.exit(__doc__)
+    return files, limit, engine, options, pawns
+
+
+def fit(args):
+    files, limit, engine, options, pawns = s_args(args)
+    names = list(KINDS) + (PAWN_TERMS if pawns else [])
     rows = []
     for ref_name, capa_name in zip(files[0::2], files[1::2]):
         ref, capa = s_epd(ref_name), s_epd(capa_name)
@@ -193,7 +237,7 @@ def fit(args):
             sys.exit(f"evalcmp: {ref_name} and {capa_name} do not hold the same positions")
         kept = [(fen, r, c) for (fen, r), (_, c) in zip(ref, capa) if abs(r) < limit and abs(c) < limit]
         if engine:
-            names, groups, totals = s_engine_terms(engine, [fen for fen, _, _ in kept])
+            names, groups, totals = s_engine_terms(engine, [fen for fen, _, _ in kept], options)
             names = names + ["interplay", "search"]
         for i, (fen, r, c) in enumerate(kept):
             diff, phase = s_features(fen)
