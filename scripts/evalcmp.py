@@ -46,6 +46,7 @@ the groups are then those of the engine under test (for example with
 new terms switched on) rather than of the defaults. An option the engine
 refuses stops the script with the engine's reason.
 """
+import argparse
 import math
 import subprocess
 import sys
@@ -146,14 +147,14 @@ def s_engine_terms(engine, fens, options=()):
     out = subprocess.run([engine], input="\n".join(lines) + "\n", capture_output=True,
                          text=True, check=True).stdout
     names, rows, totals, cur, bad = [], [], [], [], False
-    lines = out.splitlines()
-    if "readyok" not in lines:
+    answer = out.splitlines()
+    if "readyok" not in answer:
         sys.exit(f"evalcmp: {engine} did not answer isready")
-    ready = lines.index("readyok")
-    refused = [ln[len("info string "):] for ln in lines[:ready] if ln.startswith("info string")]
+    ready = answer.index("readyok")
+    refused = [ln[len("info string "):] for ln in answer[:ready] if ln.startswith("info string")]
     if refused:
         sys.exit(f"evalcmp: {engine} refused an option: {'; '.join(refused)}")
-    for line in lines[ready + 1:]:
+    for line in answer[ready + 1:]:
         if line.startswith("info string term "):
             name, value = line.split()[3:5]
             if len(rows) == 0 and name not in names:
@@ -197,34 +198,18 @@ def s_solve(a, y):
 
 def s_args(args):
     """(files, limit, engine, options, pawns) from the command line."""
-    files, options, limit, engine, pawns = [], [], 400, None, False
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in ("--limit", "--terms", "--option"):
-            if i + 1 >= len(args):
-                sys.exit(f"evalcmp: {a} needs a value")
-            v = args[i + 1]
-            if a == "--limit":
-                limit = int(v)
-            elif a == "--terms":
-                engine = v
-            else:
-                options.append(v)
-            i += 2
-            continue
-        if a == "--pawns":
-            pawns = True
-        elif a.startswith("--"):
-            sys.exit(f"evalcmp: unknown flag {a}\n{__doc__}")
-        else:
-            files.append(a)
-        i += 1
-    if options and not engine:
+    ap = argparse.ArgumentParser(prog="evalcmp.py", usage=__doc__.split("\n\n")[1])
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--limit", type=int, default=400)
+    ap.add_argument("--terms", dest="engine")
+    ap.add_argument("--option", action="append", default=[])
+    ap.add_argument("--pawns", action="store_true")
+    a = ap.parse_intermixed_args(args)
+    if a.option and not a.engine:
         sys.exit("evalcmp: --option goes with --terms")
-    if len(files) < 2 or len(files) % 2:
+    if len(a.files) < 2 or len(a.files) % 2:
         sys.exit(__doc__)
-    return files, limit, engine, options, pawns
+    return a.files, a.limit, a.engine, a.option, a.pawns
 
 
 def fit(args):

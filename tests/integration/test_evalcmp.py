@@ -7,11 +7,12 @@ third of its king-danger group must come out of the fit with weights 1.5
 for mobility, 0.67 for king danger and 1 for every other group; a
 reference equal to capa-engine gives 1 for all. With --option, the
 groups are those of the engine under the option: a reference made from
-capa-engine with KingDangerMg 21 (not 42), its king-danger group counted
-twice, must fit to 2 for that group with `--option KingDangerMg=21` and well
-below 2 without it (the default group is already about twice the size); an option the
-engine refuses must stop the script with the engine's reason. Exit 0
-when all of that holds, 1 with the reason."""
+capa-engine with KingDangerMg 21 (not 42), its king-danger group
+counted twice, must fit to 2 for that group with `--option
+KingDangerMg=21` and well below 2 without it (the default group is
+already about twice the size); an option the engine refuses must stop
+the script with the engine's reason. Exit 0 when all of that holds, 1
+with the reason."""
 import os
 import random
 import subprocess
